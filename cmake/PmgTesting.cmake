@@ -1,0 +1,16 @@
+# pmg_add_test(NAME SOURCES src... [LIBS lib...])
+# A Catch2 v2 test executable linked to pmg::core, each TEST_CASE registered with CTest.
+find_package(Catch2 REQUIRED)
+include(Catch)
+
+add_library(pmg_catch_main OBJECT "${CMAKE_SOURCE_DIR}/tests/catch_main.cpp")
+target_link_libraries(pmg_catch_main PUBLIC Catch2::Catch2)
+
+function(pmg_add_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;LIBS")
+  add_executable(${name} ${ARG_SOURCES} $<TARGET_OBJECTS:pmg_catch_main>)
+  target_link_libraries(${name} PRIVATE pmg::core Catch2::Catch2 ${ARG_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    PMG_SOURCE_DIR="${CMAKE_SOURCE_DIR}" PMG_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  catch_discover_tests(${name})
+endfunction()

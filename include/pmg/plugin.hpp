@@ -144,16 +144,17 @@ class PackageManagerModel final : public PackageManagerInterface {
 // ---------------------------------------------------------------------------------------------
 // Export macros: one per kind, placed once in a plugin's source at namespace scope.
 
+// The exported functions have internal linkage: several plugins in one process must never share
+// (or interpose) each other's definitions. `Type::name` must be a string literal.
 #define PMG_DETAIL_EXPORT(Kind, Interface, Model, Type, Version, FactorySymbol)               \
-  namespace pmg_plugin_export {                                                                \
-  inline ::pmg::PluginInfo info() {                                                            \
-    static const std::string name{Type::name};                                                 \
-    return ::pmg::PluginInfo{::pmg::plugin_abi_version, Kind, name.c_str(), Version};          \
+  namespace {                                                                                  \
+  ::pmg::PluginInfo pmg_plugin_info_record() {                                                 \
+    return ::pmg::PluginInfo{::pmg::plugin_abi_version, Kind, Type::name.data(), Version};     \
   }                                                                                            \
-  inline ::pmg::Interface* create() { return new ::pmg::Model<Type>(); }                      \
+  ::pmg::Interface* pmg_plugin_create() { return new ::pmg::Model<Type>(); }                  \
   }                                                                                            \
-  BOOST_DLL_ALIAS(pmg_plugin_export::info, pmg_plugin_info)                                    \
-  BOOST_DLL_ALIAS(pmg_plugin_export::create, FactorySymbol)
+  BOOST_DLL_ALIAS(pmg_plugin_info_record, pmg_plugin_info)                                     \
+  BOOST_DLL_ALIAS(pmg_plugin_create, FactorySymbol)
 
 #define PMG_EXPORT_BACKEND(Type, Version) \
   PMG_DETAIL_EXPORT("backend", BackendInterface, BackendModel, Type, Version, pmg_create_backend)

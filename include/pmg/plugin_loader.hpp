@@ -6,6 +6,9 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <cstdlib>
+#include <cstring>
+#include <elf.h>
+#include <fstream>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -67,6 +70,35 @@ inline std::string describe_load_failure(const std::filesystem::path& file, cons
                      file.string(), why);
 }
 
+// dlopen maps a truncated library without complaint and the process dies of SIGBUS when the
+// loader touches the missing pages, so the ELF layout is checked before the library is opened.
+// Returns what is wrong, or an empty string.
+inline std::string elf_layout_problem(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return "it cannot be opened for reading";
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(0);
+  Elf64_Ehdr header{};
+  if (!in.read(reinterpret_cast<char*>(&header), sizeof header) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return "it is not an ELF shared object";
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_type != ET_DYN)
+    return "it is not a 64-bit ELF shared object";
+  if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum == 0 ||
+      header.e_phoff + std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr) > size)
+    return "its program headers are missing (truncated file?)";
+  in.seekg(static_cast<std::streamoff>(header.e_phoff));
+  for (int i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    if (!in.read(reinterpret_cast<char*>(&segment), sizeof segment)) return "its program headers cannot be read";
+    if (segment.p_type == PT_LOAD && segment.p_offset + segment.p_filesz > size)
+      return fmt::format("it is truncated: a segment ends at byte {} but the file has {} bytes",
+                         segment.p_offset + segment.p_filesz, size);
+  }
+  return {};
+}
+
 }  // namespace detail
 
 class PluginSet {
@@ -103,6 +135,8 @@ class PluginSet {
 
   // Loads one library and registers what it exports.
   void load_file(const std::filesystem::path& file) {
+    if (std::string problem = detail::elf_layout_problem(file); !problem.empty())
+      throw Error(detail::describe_load_failure(file, problem));
     auto library = std::make_shared<boost::dll::shared_library>();
     try {
       library->load(file.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);

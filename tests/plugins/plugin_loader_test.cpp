@@ -64,9 +64,10 @@ TEST_CASE("loader refuses a truncated library", "[plugin]") {
     std::ifstream in(test_plugins("good") / "libpmg-test-backend.so", std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
     std::ofstream out(dir / "libpmg-truncated.so", std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 3));
+    // dlopen of this file would kill the process with SIGBUS; the loader must refuse it first.
+    out.write(bytes.data(), 4096);
   }
-  CHECK_THROWS_WITH(pmg::PluginSet::load({dir}), Catch::Contains("libpmg-truncated.so cannot be loaded"));
+  CHECK_THROWS_WITH(pmg::PluginSet::load({dir}), Catch::Contains("libpmg-truncated.so cannot be loaded") && Catch::Contains("truncated"));
   std::filesystem::remove_all(dir);
 }
 

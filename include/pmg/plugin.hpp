@@ -145,24 +145,24 @@ class PackageManagerModel final : public PackageManagerInterface {
 // Export macros: one per kind, placed once in a plugin's source at namespace scope.
 
 // The exported functions have internal linkage: several plugins in one process must never share
-// (or interpose) each other's definitions. `Type::name` must be a string literal.
-#define PMG_DETAIL_EXPORT(Kind, Interface, Model, Type, Version, FactorySymbol)               \
+// (or interpose) each other's definitions.
+#define PMG_DETAIL_EXPORT(Kind, Interface, Model, Type, Name, Version, FactorySymbol)         \
   namespace {                                                                                  \
   ::pmg::PluginInfo pmg_plugin_info_record() {                                                 \
-    return ::pmg::PluginInfo{::pmg::plugin_abi_version, Kind, Type::name.data(), Version};     \
+    return ::pmg::PluginInfo{::pmg::plugin_abi_version, Kind, Name, Version};                  \
   }                                                                                            \
   ::pmg::Interface* pmg_plugin_create() { return new ::pmg::Model<Type>(); }                  \
   }                                                                                            \
   BOOST_DLL_ALIAS(pmg_plugin_info_record, pmg_plugin_info)                                     \
   BOOST_DLL_ALIAS(pmg_plugin_create, FactorySymbol)
 
-#define PMG_EXPORT_BACKEND(Type, Version) \
-  PMG_DETAIL_EXPORT("backend", BackendInterface, BackendModel, Type, Version, pmg_create_backend)
+// `Type::name` must be initialised from a string literal (it is passed on as a C string).
+#define PMG_EXPORT_BACKEND(Type, Version)                                                      \
+  PMG_DETAIL_EXPORT("backend", BackendInterface, BackendModel, Type, Type::name.data(), Version, \
+                    pmg_create_backend)
 
-// A package-manager adapter has no single name: its info record carries `PluginName`.
+// A package-manager adapter answers to several tools; `PluginName` (a string literal) names the
+// plugin itself in `pmg setup info`.
 #define PMG_EXPORT_PACKAGE_MANAGER(Type, PluginName, Version)                                  \
-  struct PmgNamed##Type : Type {                                                                \
-    static constexpr std::string_view name = PluginName;                                       \
-  };                                                                                           \
-  PMG_DETAIL_EXPORT("package-manager", PackageManagerInterface, PackageManagerModel,           \
-                    PmgNamed##Type, Version, pmg_create_package_manager)
+  PMG_DETAIL_EXPORT("package-manager", PackageManagerInterface, PackageManagerModel, Type,     \
+                    PluginName, Version, pmg_create_package_manager)

@@ -52,6 +52,8 @@ struct LaunchRequest {
   Context context;  // what ${HOME}, ${CWD}, ${TMPDIR} expand to
   std::vector<std::string> command;      // command[0] is an absolute path
   std::vector<std::string> environment;  // "NAME=value" entries for the sandboxed process
+  std::string tool;                      // the package manager's name, empty for `sandbox exec`
+  std::string event_log;                 // JSON-lines file for violation records, empty for none
 };
 
 template <class T>

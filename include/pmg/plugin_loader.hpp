@@ -166,6 +166,13 @@ class PluginSet {
   const std::vector<LoadedPackageManager>& package_managers() const { return package_managers_; }
   const std::vector<std::filesystem::path>& search_path() const { return search_path_; }
 
+  // The search path as PATH-style text, for messages.
+  std::string search_path_text() const {
+    std::string out;
+    for (const auto& dir : search_path_) out += (out.empty() ? "" : ":") + dir.string();
+    return out;
+  }
+
   const LoadedBackend* find_backend(std::string_view name) const {
     for (const auto& b : backends_)
       if (b.record.name == name) return &b;

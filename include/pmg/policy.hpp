@@ -15,23 +15,31 @@ struct FilesystemRules {
   // Unix socket paths the sandbox may connect to; every other socket under an allowed path is
   // hidden (see docs/protection.md).
   std::vector<std::string> allow_unix_sockets;
+
+  bool operator==(const FilesystemRules&) const = default;
 };
 
 struct NetworkRules {
   std::vector<std::string> allow_outbound;  // "host:port", "*.example.com:443", "host:*"
   std::vector<std::string> deny_outbound;
   std::vector<std::string> allow_bind;  // "127.0.0.1:3000"
+
+  bool operator==(const NetworkRules&) const = default;
 };
 
 struct ProcessRules {
   std::vector<std::string> allow_exec;
   std::vector<std::string> deny_exec;
+
+  bool operator==(const ProcessRules&) const = default;
 };
 
 // Environment variables passed to the sandboxed process (names or name globs).
 struct EnvironmentRules {
   std::vector<std::string> allow;
   std::vector<std::string> deny;
+
+  bool operator==(const EnvironmentRules&) const = default;
 };
 
 struct Policy {

@@ -88,6 +88,7 @@ int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::v
   if (command.empty() || command[0].empty() || command[0].front() != '/')
     throw Error("internal: the sandboxed command must start with an absolute path");
   for (const std::string& note : plan.notes) log_debug("bubblewrap plan: {}", note);
+  for (const std::string& warning : plan.warnings) log_warn("sandbox: {}", warning);
 
   const std::vector<std::string> args = render_arguments(plan);
   log_debug("Bubblewrap arguments: {}", shell_join(args));

@@ -79,6 +79,13 @@ class Planner {
       : original_(policy), policy_(expand_policy(policy, ctx)), ctx_(ctx), fs_(fs) {}
 
   MountPlan run() {
+    deny_rules_ = collect_deny_rules();
+    for (const auto& rule : deny_rules_) {
+      if (rule.effect != DenyEffect::hide) continue;
+      if (!has_glob_chars(rule.pattern)) hidden_paths_.insert(rule.pattern);
+      else if (auto base = whole_tree_base(rule.pattern)) hidden_paths_.insert(*base);
+      else hidden_globs_.emplace_back(rule.pattern);
+    }
     add_options();
     mount_allows();
     plan_.mounts.push_back({MountKind::proc, "", "/proc", "a procfs of the sandbox's own PID namespace"});
@@ -161,8 +168,8 @@ class Planner {
       const Rule<Effect>& rule = rules[glob_rule[g]];
       if (results[g].truncated) {
         const std::string base = globs[g].base_directory();
-        plan_.notes.push_back(rule.reason + ": " + results[g].reason + "; using its base directory " + base +
-                              " instead (coarse)");
+        plan_.warnings.push_back(rule.reason + ": " + results[g].reason + "; applying it to the whole of " + base +
+                                 " instead (coarse fallback)");
         visit(rule, base, true);
         continue;
       }
@@ -171,8 +178,12 @@ class Planner {
     }
   }
 
+  bool is_macos_only(const std::string& path) const {
+    return within_any(path, macos_only_roots) || path_is_within(path, join_path(ctx_.home, "Library"));
+  }
+
   void note_missing(const std::string& reason, const std::string& path, std::string_view what) {
-    if (within_any(path, macos_only_roots) || path_is_within(path, join_path(ctx_.home, "Library")))
+    if (is_macos_only(path))
       plan_.notes.push_back(reason + ": skipped, a macOS-only path");
     else
       plan_.notes.push_back(reason + ": skipped, " + std::string(what));
@@ -185,8 +196,12 @@ class Planner {
       plan_.notes.push_back(rule.reason + ": skipped, " + path + " leads into /proc or /dev");
       return;
     }
+    if (hidden_by_rule(e.resolved)) {
+      plan_.notes.push_back(rule.reason + ": skipped, " + path + " resolves to " + e.resolved + ", which is denied");
+      return;
+    }
     if (fs_.type(e.resolved) == FileType::missing) {
-      if (!create_if_missing) {
+      if (!create_if_missing || is_macos_only(path)) {
         note_missing(rule.reason, path, "does not exist");
         return;
       }
@@ -199,9 +214,15 @@ class Planner {
     entries.push_back(std::move(e));
   }
 
+  // The host's file type, counting the directories launch creates before the run.
+  FileType type_at_run(const std::string& path) const {
+    const FileType t = fs_.type(path);
+    return t == FileType::missing && created_before_run_.count(path) ? FileType::directory : t;
+  }
+
   bool nearest_existing_is_directory(std::string_view path) const {
     for (std::string_view p = MountTable::parent(path); !p.empty(); p = MountTable::parent(p)) {
-      const FileType t = fs_.type(std::string(p));
+      const FileType t = type_at_run(std::string(p));
       if (t != FileType::missing) return t == FileType::directory;
     }
     return true;
@@ -234,7 +255,10 @@ class Planner {
     });
     for (const AllowEntry* e : keep) {
       if (e->missing) {
-        for (const std::string& dir : missing_chain(e->resolved)) plan_.create_before_run.push_back(dir);
+        for (const std::string& dir : missing_chain(e->resolved)) {
+          plan_.create_before_run.push_back(dir);
+          created_before_run_.insert(dir);
+        }
         plan_.notes.push_back(e->reason + ": " + e->resolved + " does not exist yet; created before the run");
       }
       table_.add(e->resolved, e->access);
@@ -247,7 +271,7 @@ class Planner {
   std::vector<std::string> missing_chain(const std::string& path) const {
     std::vector<std::string> chain;
     for (std::string_view p = path; !p.empty(); p = MountTable::parent(p)) {
-      if (fs_.type(std::string(p)) != FileType::missing) break;
+      if (type_at_run(std::string(p)) != FileType::missing) break;
       chain.emplace_back(p);
     }
     std::reverse(chain.begin(), chain.end());
@@ -286,7 +310,7 @@ class Planner {
   // ~/.kube/config would run code or grant access later. Inside the project a placeholder would
   // add nothing a writable project does not already allow, and would break generators that need
   // an empty directory; a missing deny_read or deny_exec target has nothing to read or run.
-  void apply_denies() {
+  std::vector<Rule<DenyEffect>> collect_deny_rules() const {
     const MandatoryDenies mandatory = mandatory_denies(original_, ctx_);
     const std::string cwd = normalize_path(ctx_.cwd);
     const bool cwd_is_home = cwd == normalize_path(ctx_.home);
@@ -306,10 +330,13 @@ class Planner {
         rules.push_back({std::string(p), DenyEffect::hide, "root-only system secret", false});
     for (const std::string& p : mandatory.deny_read_write)
       rules.push_back({p, DenyEffect::hide, "mandatory credential deny " + p, cwd_is_home || !path_is_within(p, cwd)});
+    return rules;
+  }
 
+  void apply_denies() {
     std::vector<DenyTarget> targets;
     const VisibleFs visible(fs_, table_);
-    for_each_path(rules, visible, false, [&](const Rule<DenyEffect>& rule, const std::string& path, bool) {
+    for_each_path(deny_rules_, visible, false, [&](const Rule<DenyEffect>& rule, const std::string& path, bool) {
       DenyTarget t{fs_.resolve(path), rule.effect, rule.reason, rule.flag};
       if (needs_protection(t)) targets.push_back(std::move(t));
     });
@@ -326,7 +353,7 @@ class Planner {
   // that could be created moves to its first missing ancestor: the placeholder goes there.
   bool needs_protection(DenyTarget& t) const {
     if (within_any(t.path, kernel_filesystems) || !table_.visible(t.path)) return false;
-    t.type = fs_.type(t.path);
+    t.type = type_at_run(t.path);
     if (t.type == FileType::missing) {
       if (!t.guard_missing || !table_.writable(t.path) || !nearest_existing_is_directory(t.path)) return false;
       t.path = missing_chain(t.path).front();
@@ -410,6 +437,17 @@ class Planner {
     else plan_.notes.push_back("the working directory " + cwd + " is not visible in the sandbox");
   }
 
+  // Whether a hiding rule covers `path`, which an allow rule resolves to: a link in the project
+  // pointing at ~/.ssh/id_rsa is not bound at all.
+  bool hidden_by_rule(std::string_view path) const {
+    for (std::string_view p = path; !p.empty(); p = MountTable::parent(p)) {
+      if (hidden_paths_.find(p) != hidden_paths_.end()) return true;
+      for (const Glob& g : hidden_globs_)
+        if (g.matches(p)) return true;
+    }
+    return false;
+  }
+
   const Policy& original_;
   Policy policy_;
   const Context& ctx_;
@@ -417,6 +455,10 @@ class Planner {
   MountPlan plan_;
   MountTable table_;
   std::set<std::string> mirrored_;
+  std::set<std::string> created_before_run_;
+  std::vector<Rule<DenyEffect>> deny_rules_;
+  std::set<std::string, std::less<>> hidden_paths_;
+  std::vector<Glob> hidden_globs_;
 };
 
 }  // namespace

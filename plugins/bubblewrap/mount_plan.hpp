@@ -68,9 +68,11 @@ struct MountPlan {
   // missing deny target (or its first missing ancestor) from being created inside a writable
   // bind. Launch removes them after the run so the host is left as it was.
   std::vector<std::string> created_mount_points;
-  // What was skipped or widened and why ("does not exist", "macOS-only", coarse fallback); the
-  // launch logs them at debug level.
+  // What was skipped and why ("does not exist", "macOS-only"); launch logs them at debug level.
   std::vector<std::string> notes;
+  // Where the plan is coarser than the policy (a glob over the spec's 100-match threshold bound
+  // or hidden as its whole base directory); launch logs them as warnings.
+  std::vector<std::string> warnings;
 };
 
 // The plan for running under `policy` (unexpanded: variables are expanded here against `ctx`).

@@ -11,8 +11,8 @@ namespace pmg::bubblewrap {
 inline constexpr std::array<std::string_view, 10> system_paths{
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt", "/var/lib", "/sys"};
 
-// Roots that exist only on macOS. Profiles list them for Seatbelt; here they are skipped with a
-// debug note instead of the "does not exist" note other missing paths get.
+// Roots that exist only on macOS (and ${HOME}/Library). Profiles list them for Seatbelt; here they
+// are skipped with a debug note, and never created for a writable DIR/** rule.
 inline constexpr std::array<std::string_view, 9> macos_only_roots{
     "/System", "/Library", "/Applications", "/Users", "/Volumes", "/private", "/cores",
     "/opt/homebrew", "/usr/local/Homebrew"};

@@ -85,6 +85,22 @@ TEST_CASE("name, description, package managers, source and inherits come from th
   CHECK(r.inherits == std::optional<std::string>("parent"));
 }
 
+TEST_CASE("a child that adds nothing yields the parent's rules under the child's name", "[inheritance]") {
+  pmg::Policy child;
+  child.name = "thin";
+  child.inherits = "parent";
+  child.package_managers = {"npm"};
+  child.source = "thin.yml";
+  pmg::Policy expected = parent_policy();
+  expected.name = "thin";
+  expected.description.clear();
+  expected.inherits = "parent";
+  expected.package_managers = {"npm"};
+  expected.source = "thin.yml";
+  expected.filesystem.allow_read = {"/usr", "/etc/ssl"};  // the parent's duplicate is dropped
+  CHECK(pmg::inherit(parent_policy(), child) == expected);
+}
+
 TEST_CASE("inherit refuses a parent that itself inherits", "[inheritance]") {
   pmg::Policy parent = parent_policy();
   parent.inherits = "grandparent";
@@ -107,6 +123,8 @@ TEST_CASE("a user profile inheriting a built-in gets the built-in's rules first"
   CHECK(r.process.deny_exec == npm.process.deny_exec);
   CHECK(r.allow_pty == std::optional<bool>(true));
   CHECK(r.package_managers == std::vector<std::string>{"npm"});
+  // resolve() is exactly the merge of the built-in with the profile as written.
+  CHECK(r == pmg::inherit(pmg::ProfileRegistry::builtin_only().load("npm-restrictive"), registry.load("my-npm")));
 }
 
 TEST_CASE("inheritance chains are rejected", "[inheritance]") {

@@ -16,9 +16,12 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -66,6 +69,9 @@ class StateSet {
   bool empty() const {
     const std::uint64_t* w = words();
     return std::all_of(w, w + word_count(), [](std::uint64_t x) { return x == 0; });
+  }
+  bool operator==(const StateSet& other) const {
+    return inline_ == other.inline_ && heap_ == other.heap_;
   }
   template <class F>
   void for_each(F&& f) const {
@@ -239,9 +245,13 @@ class GlobProgram {
 
   StateSet start() const {
     StateSet s(state_count());
-    s.insert(0);
-    close(s);
+    enter(s, 0);
     return s;
+  }
+  // Adds state i, and the states after every "**" that follows it (a "**" may match nothing).
+  void enter(StateSet& s, std::size_t i) const {
+    s.insert(i);
+    while (i < components_.size() && components_[i].kind == GlobComponent::Kind::any_components) s.insert(++i);
   }
   // `out` = states after consuming one path component `name` from `in`.
   void step(const StateSet& in, std::string_view name, StateSet& out) const {
@@ -249,10 +259,16 @@ class GlobProgram {
     in.for_each([&](std::size_t i) {
       if (i == components_.size()) return;
       const GlobComponent& c = components_[i];
-      if (c.kind == GlobComponent::Kind::any_components) out.insert(i);
-      else if (component_matches(c, name)) out.insert(i + 1);
+      if (c.kind == GlobComponent::Kind::any_components) enter(out, i);
+      else if (component_matches(c, name)) enter(out, i + 1);
     });
-    close(out);
+  }
+  // The part of step() that does not depend on the name: the "**" states staying put.
+  void stay(const StateSet& in, StateSet& out) const {
+    out.reset(state_count());
+    in.for_each([&](std::size_t i) {
+      if (i < components_.size() && components_[i].kind == GlobComponent::Kind::any_components) enter(out, i);
+    });
   }
   bool accepts(const StateSet& s) const { return s.contains(components_.size()); }
   // Some state still has a component to consume: a path below could match.
@@ -260,16 +276,6 @@ class GlobProgram {
     bool any = false;
     s.for_each([&](std::size_t i) { any = any || i < components_.size(); });
     return any;
-  }
-  // Components at every live state are literal names: the walk may probe them instead of listing.
-  bool only_literals_next(const StateSet& s, std::vector<std::string_view>& names) const {
-    bool only = true;
-    s.for_each([&](std::size_t i) {
-      if (i == components_.size()) return;
-      if (components_[i].kind != GlobComponent::Kind::literal) only = false;
-      else names.push_back(components_[i].text);
-    });
-    return only;
   }
   StateSet run(std::span<const std::string_view> names) const {
     StateSet current = start(), next;
@@ -282,12 +288,6 @@ class GlobProgram {
   }
 
  private:
-  // "**" may match zero components: being before it means also being after it.
-  void close(StateSet& s) const {
-    for (std::size_t i = 0; i < components_.size(); ++i)
-      if (components_[i].kind == GlobComponent::Kind::any_components && s.contains(i)) s.insert(i + 1);
-  }
-
   std::vector<GlobComponent> components_;
 };
 
@@ -492,15 +492,20 @@ struct GlobMatches {
 
 namespace detail {
 
-// One depth-first walk serving every glob: a directory is listed once however many globs need
-// it, a directory no glob can match below is never entered, and a directory where every glob
-// wants only literal names is probed with type() instead of listed.
+// One depth-first walk serving every glob. A directory is listed once however many globs need it;
+// a directory below which no glob can match is never entered; a directory where every glob wants
+// only literal names is probed with type() instead of listed.
+//
+// Speed on large trees comes from a Plan: everything about a set of active globs that does not
+// depend on the entry name, computed once and shared. Below a "**" the globs usually stay in the
+// same states, so one plan serves a whole subtree and an entry costs one hash lookup.
 class GlobWalk {
  public:
   GlobWalk(std::span<const Glob> globs, const FsView& fs, const GlobLimits& limits)
       : fs_(fs), limits_(limits), results_(globs.size()), programs_(globs.size()),
-        base_depth_(globs.size()), done_(globs.size(), false) {
+        depth_limit_(globs.size()), done_(globs.size(), false) {
     std::vector<Active> root;
+    std::map<std::string, std::string> resolved;  // base directories shared by several globs
     for (std::size_t g = 0; g < globs.size(); ++g) {
       const Glob& glob = globs[g];
       if (!glob.pattern().starts_with('/'))
@@ -509,25 +514,32 @@ class GlobWalk {
       // below them the walk does not follow symlinks. The last component is never resolved, so
       // a matching symlink is reported as itself.
       const std::vector<GlobComponent>& cs = glob.program().components();
-      std::size_t literal = 0;
+      std::size_t literal = 1;
       while (literal + 1 < cs.size() && cs[literal].kind == GlobComponent::Kind::literal) ++literal;
-      std::string prefix;
-      for (std::size_t i = 1; i < literal; ++i) prefix += "/" + cs[i].text;
-      const std::string base = fs.resolve(prefix.empty() ? "/" : prefix);
+      std::string prefix = "/";
+      for (std::size_t i = 1; i < literal; ++i) prefix += (i > 1 ? "/" : "") + cs[i].text;
+      auto [it, inserted] = resolved.try_emplace(prefix);
+      if (inserted) {
+        try {
+          it->second = fs.resolve(prefix);
+        } catch (const Error&) {
+          it->second.clear();  // a symlink loop: nothing can be opened below it
+        }
+      }
+      const std::string& base = it->second;
+      if (base.empty()) continue;
       std::vector<GlobComponent> rooted{GlobComponent{GlobComponent::Kind::literal, "", {}}};
-      std::vector<std::string_view> base_names;
-      if (base != "/") base_names = split_components(std::string_view(base).substr(1));
-      for (std::string_view name : base_names)
-        rooted.push_back(GlobComponent{GlobComponent::Kind::literal, std::string(name), {}});
-      rooted.insert(rooted.end(), cs.begin() + static_cast<std::ptrdiff_t>(std::max<std::size_t>(literal, 1)), cs.end());
+      if (base != "/")
+        for (std::string_view name : split_components(std::string_view(base).substr(1)))
+          rooted.push_back(GlobComponent{GlobComponent::Kind::literal, std::string(name), {}});
+      depth_limit_[g] = rooted.size() - 1 + limits.max_depth;
+      rooted.insert(rooted.end(), cs.begin() + static_cast<std::ptrdiff_t>(literal), cs.end());
       programs_[g] = GlobProgram(std::move(rooted));
-      base_depth_[g] = base_names.size();
       StateSet at_root;
       programs_[g].step(programs_[g].start(), "", at_root);
-      if (programs_[g].accepts(at_root)) add_match(g, "/");
       if (programs_[g].can_continue(at_root)) root.push_back({g, std::move(at_root)});
     }
-    if (!root.empty()) visit("/", 0, root);
+    if (!root.empty()) visit("/", 0, make_plan(std::move(root)));
     for (GlobMatches& r : results_) std::sort(r.paths.begin(), r.paths.end());
   }
 
@@ -538,17 +550,86 @@ class GlobWalk {
     std::size_t glob;
     StateSet states;
   };
+  struct Transition {
+    std::size_t active;  // index into Plan::active
+    std::size_t state;   // a state whose component consumed the name
+  };
+  struct Plan {
+    std::vector<Active> active;
+    std::vector<StateSet> stay;              // per active: states after a name that fires nothing
+    std::vector<std::size_t> stay_accepting;  // actives whose stay states accept
+    std::unordered_map<std::string_view, std::vector<Transition>> literal;
+    std::vector<Transition> wildcard;
+    bool probe_only = true;                  // every live state wants a literal name
+    std::vector<std::string_view> probe_names;
+    std::size_t depth_limit = 0;             // deepest directory every glob here may list
+    std::shared_ptr<Plan> stay_plan;         // the children's plan when nothing fires (null: none)
+    bool stay_is_self = false;
+    bool stay_built = false;
+    std::size_t live_generation = ~std::size_t{0};
+    bool live = true;
+  };
+  using PlanPtr = std::shared_ptr<Plan>;
 
-  void visit(const std::string& dir, std::size_t depth, std::vector<Active>& active) {
-    std::vector<std::string_view> literal_names;
-    bool literal_only = true;
-    for (const Active& a : active)
-      if (!done_[a.glob]) literal_only = programs_[a.glob].only_literals_next(a.states, literal_names) && literal_only;
+  PlanPtr make_plan(std::vector<Active> active) const {
+    auto plan = std::make_shared<Plan>();
+    plan->active = std::move(active);
+    plan->depth_limit = ~std::size_t{0};
+    for (std::size_t k = 0; k < plan->active.size(); ++k) {
+      const Active& a = plan->active[k];
+      const GlobProgram& program = programs_[a.glob];
+      plan->depth_limit = std::min(plan->depth_limit, depth_limit_[a.glob]);
+      StateSet stay;
+      program.stay(a.states, stay);
+      if (program.accepts(stay)) plan->stay_accepting.push_back(k);
+      plan->stay.push_back(std::move(stay));
+      a.states.for_each([&](std::size_t i) {
+        if (i == program.components().size()) return;
+        const GlobComponent& c = program.components()[i];
+        if (c.kind == GlobComponent::Kind::literal) {
+          plan->literal[c.text].push_back({k, i});
+          plan->probe_names.push_back(c.text);
+        } else {
+          plan->probe_only = false;
+          if (c.kind == GlobComponent::Kind::wildcard) plan->wildcard.push_back({k, i});
+        }
+      });
+    }
+    std::sort(plan->probe_names.begin(), plan->probe_names.end());
+    plan->probe_names.erase(std::unique(plan->probe_names.begin(), plan->probe_names.end()), plan->probe_names.end());
+    return plan;
+  }
+
+  // The plan for a directory entry that fired no transition: the "**" states carried down.
+  PlanPtr stay_plan(const PlanPtr& plan) {
+    if (!plan->stay_built) {
+      plan->stay_built = true;
+      std::vector<Active> below;
+      for (std::size_t k = 0; k < plan->active.size(); ++k)
+        if (programs_[plan->active[k].glob].can_continue(plan->stay[k]))
+          below.push_back({plan->active[k].glob, plan->stay[k]});
+      const bool same = below.size() == plan->active.size() &&
+                        std::equal(below.begin(), below.end(), plan->active.begin(), [](const Active& x, const Active& y) {
+                          return x.glob == y.glob && x.states == y.states;
+                        });
+      if (same) plan->stay_is_self = true;
+      else if (!below.empty()) plan->stay_plan = make_plan(std::move(below));
+    }
+    return plan->stay_is_self ? plan : plan->stay_plan;
+  }
+
+  bool live(Plan& plan) {
+    if (plan.live_generation != done_generation_) {
+      plan.live_generation = done_generation_;
+      plan.live = std::any_of(plan.active.begin(), plan.active.end(), [&](const Active& a) { return !done_[a.glob]; });
+    }
+    return plan.live;
+  }
+
+  void visit(const std::string& dir, std::size_t depth, const PlanPtr& plan) {
     std::vector<DirEntry> entries;
-    if (literal_only) {
-      std::sort(literal_names.begin(), literal_names.end());
-      literal_names.erase(std::unique(literal_names.begin(), literal_names.end()), literal_names.end());
-      for (std::string_view name : literal_names) {
+    if (plan->probe_only) {
+      for (std::string_view name : plan->probe_names) {
         // A literal name may be "", "." or ".." (an odd pattern): never an entry of a listing.
         if (name.empty() || name == "." || name == "..") continue;
         const FileType t = fs_.type(child_path(dir, name));
@@ -557,39 +638,56 @@ class GlobWalk {
     } else {
       entries = fs_.list(dir);
     }
+    std::vector<Transition> fired;
     for (const DirEntry& entry : entries) {
       if (++visited_ > limits_.max_visited) {
         aborted_ = true;
         abort_reason_ = "visited more than " + std::to_string(limits_.max_visited) + " directory entries";
-        truncate(active, abort_reason_);
+        truncate(*plan, abort_reason_);
         return;
       }
-      std::vector<Active> below;
-      std::string path;
-      for (const Active& a : active) {
-        if (done_[a.glob]) continue;
-        const GlobProgram& program = programs_[a.glob];
-        program.step(a.states, entry.name, scratch_);
-        if (program.accepts(scratch_)) {
-          if (path.empty()) path = child_path(dir, entry.name);
-          add_match(a.glob, path);
+      fired.clear();
+      if (const auto it = plan->literal.find(entry.name); it != plan->literal.end()) fired = it->second;
+      for (const Transition& t : plan->wildcard)
+        if (component_matches(programs_[plan->active[t.active].glob].components()[t.state], entry.name))
+          fired.push_back(t);
+      const bool is_dir = entry.type == FileType::directory;
+      if (fired.empty() && plan->stay_accepting.empty() && !is_dir) continue;  // the common file
+      const std::string path = child_path(dir, entry.name);
+      PlanPtr below;
+      if (fired.empty()) {
+        for (std::size_t k : plan->stay_accepting) add_match(plan->active[k].glob, path);
+        if (is_dir) below = stay_plan(plan);
+      } else {
+        std::vector<StateSet> states = plan->stay;
+        for (const Transition& t : fired) programs_[plan->active[t.active].glob].enter(states[t.active], t.state + 1);
+        std::vector<Active> next;
+        for (std::size_t k = 0; k < states.size(); ++k) {
+          const std::size_t g = plan->active[k].glob;
+          if (programs_[g].accepts(states[k])) add_match(g, path);
+          if (is_dir && programs_[g].can_continue(states[k])) next.push_back({g, std::move(states[k])});
         }
-        if (entry.type != FileType::directory || !program.can_continue(scratch_)) continue;
-        if (depth + 1 > base_depth_[a.glob] + limits_.max_depth) {
-          truncate_one(a.glob, "deeper than " + std::to_string(limits_.max_depth) +
-                                   " directories below the base directory");
-          continue;
-        }
-        below.push_back({a.glob, scratch_});
+        if (!next.empty()) below = make_plan(std::move(next));
       }
-      if (below.empty()) continue;
-      if (path.empty()) path = child_path(dir, entry.name);
+      if (below == nullptr || !live(*below)) continue;
+      if (depth + 1 > below->depth_limit) below = within_depth(below, depth + 1);
+      if (below == nullptr) continue;
       visit(path, depth + 1, below);
       if (aborted_) {
-        truncate(active, abort_reason_);
+        truncate(*plan, abort_reason_);
         return;
       }
     }
+  }
+
+  // `plan` without the globs that may not list a directory at `depth`; those are truncated.
+  PlanPtr within_depth(const PlanPtr& plan, std::size_t depth) {
+    std::vector<Active> kept;
+    for (const Active& a : plan->active) {
+      if (depth <= depth_limit_[a.glob]) kept.push_back(a);
+      else truncate_one(a.glob, "deeper than " + std::to_string(limits_.max_depth) + " directories below the base directory");
+    }
+    return kept.empty() ? nullptr : make_plan(std::move(kept));
   }
 
   static std::string child_path(const std::string& dir, std::string_view name) {
@@ -613,21 +711,22 @@ class GlobWalk {
   void truncate_one(std::size_t g, const std::string& reason) {
     if (done_[g]) return;
     done_[g] = true;
+    ++done_generation_;
     results_[g].truncated = true;
     results_[g].reason = reason;
   }
 
-  void truncate(const std::vector<Active>& active, const std::string& reason) {
-    for (const Active& a : active) truncate_one(a.glob, reason);
+  void truncate(const Plan& plan, const std::string& reason) {
+    for (const Active& a : plan.active) truncate_one(a.glob, reason);
   }
 
   const FsView& fs_;
   const GlobLimits& limits_;
   std::vector<GlobMatches> results_;
   std::vector<GlobProgram> programs_;
-  std::vector<std::size_t> base_depth_;
+  std::vector<std::size_t> depth_limit_;  // per glob: base directory depth + max_depth
   std::vector<bool> done_;
-  StateSet scratch_;
+  std::size_t done_generation_ = 0;
   std::size_t visited_ = 0;
   bool aborted_ = false;
   std::string abort_reason_;

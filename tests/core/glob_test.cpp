@@ -388,6 +388,18 @@ TEST_CASE("expand_globs follows symlinks in the literal base directory", "[glob]
   CHECK(expand_one("/home/u/proj/.env.link", fs) == Paths{"/data/u/proj/.env.link"});
 }
 
+TEST_CASE("expand_globs finds nothing below a symlink loop in the base directory", "[glob][expand]") {
+  pmg::FakeFs fs;
+  fs.add_symlink("/p/loop", "/p/loop");
+  fs.add_file("/p/.env");
+  const std::vector<pmg::Glob> globs{pmg::Glob("/p/loop/**/.env"), pmg::Glob("/p/**/.env"), pmg::Glob("/p/loop")};
+  const auto result = pmg::expand_globs(globs, fs);
+  CHECK(result[0].paths.empty());
+  CHECK_FALSE(result[0].truncated);
+  CHECK(result[1].paths == Paths{"/p/.env"});
+  CHECK(result[2].paths == Paths{"/p/loop"});  // the link itself
+}
+
 TEST_CASE("expand_globs truncates at max_matches: 100 is fine, 101 falls back", "[glob][expand]") {
   pmg::FakeFs fs;
   for (int i = 0; i < 100; ++i) fs.add_file("/m/f" + std::to_string(i) + ".js");
@@ -472,5 +484,58 @@ TEST_CASE("expand_globs agrees with Glob::matches on a real directory tree", "[g
       if (pmg::Glob(pattern).matches(p)) expected.push_back(p);
     std::sort(expected.begin(), expected.end());
     CHECK(expand_one(pattern, pmg::RealFs()) == expected);
+  }
+}
+
+TEST_CASE("expand_globs finds exactly the entries Glob::matches accepts (property)", "[glob][expand][property]") {
+  std::mt19937 rng(7);
+  const auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  const std::vector<std::string> names = {"a", "b", "ab", ".env", ".env.x", "node_modules", "x.js"};
+  const std::vector<std::string> parts = {"a", "b", "ab", ".env", ".env.*", "*", "?", "[ab]", "*.js", "**",
+                                          "node_modules", "a*", "[!a]*"};
+  for (int tree = 0; tree < 60; ++tree) {
+    pmg::FakeFs fs;
+    std::vector<std::pair<std::string, bool>> all;  // every entry not below a symlink; is it a dir
+    std::vector<std::string> dirs{"/r"};
+    fs.add_dir("/r");
+    for (int n = 0; n < 80; ++n) {
+      const std::string parent = dirs[pick(dirs.size())];
+      const std::string path = parent + "/" + names[pick(names.size())];
+      if (fs.type(path) != pmg::FileType::missing) continue;
+      switch (pick(5)) {
+        case 0: fs.add_symlink(path, pick(2) ? "/r" : "a"); break;
+        case 1: case 2: fs.add_file(path); break;
+        default: fs.add_dir(path); dirs.push_back(path); break;
+      }
+    }
+    std::vector<pmg::Glob> globs;
+    for (int g = 0; g < 12; ++g) {
+      // The first component is a glob: symlinks in a literal base directory are followed by
+      // design (tested separately), which this brute force does not model.
+      std::string pattern = "/r/" + std::string(pick(2) ? "**" : "*");
+      for (std::size_t c = pick(4); c > 0; --c) pattern += "/" + parts[pick(parts.size())];
+      globs.emplace_back(pattern);
+    }
+    const auto results = pmg::expand_globs(globs, fs);
+    // Brute force: every entry reachable without following a symlink.
+    std::vector<std::string> entries;
+    std::vector<std::string> stack{"/r"};
+    while (!stack.empty()) {
+      const std::string dir = stack.back();
+      stack.pop_back();
+      for (const auto& e : fs.list(dir)) {
+        entries.push_back(dir + "/" + e.name);
+        if (e.type == pmg::FileType::directory) stack.push_back(dir + "/" + e.name);
+      }
+    }
+    for (std::size_t g = 0; g < globs.size(); ++g) {
+      CAPTURE(tree, globs[g].pattern());
+      Paths expected;
+      for (const auto& p : entries)
+        if (globs[g].matches(p)) expected.push_back(p);
+      std::sort(expected.begin(), expected.end());
+      CHECK_FALSE(results[g].truncated);
+      CHECK(results[g].paths == expected);
+    }
   }
 }

@@ -2,11 +2,14 @@
 // a user file applied on top of it, strict errors with positions, unreadable paths.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "pmg/config.hpp"
 #include "pmg/profile_registry.hpp"
@@ -222,4 +225,47 @@ TEST_CASE("an unreadable config dir or file is an error naming it", "[config]") 
   CHECK_THROWS_WITH(pmg::load_config(dir.path() / "dangling"),
                     Catch::StartsWith("cannot read config file " + (dir.path() / "dangling/config.yml").string() +
                                       ": No such file"));
+}
+
+TEST_CASE("every YAML example in docs/policy.md loads", "[config][docs]") {
+  std::ifstream in(std::string(PMG_SOURCE_DIR) + "/docs/policy.md");
+  REQUIRE(in);
+  std::vector<std::string> blocks;
+  std::string line;
+  std::optional<std::string> block;
+  while (std::getline(in, line)) {
+    if (!block && line == "```yaml") {
+      block.emplace();
+    } else if (block && line == "```") {
+      blocks.push_back(*block);
+      block.reset();
+    } else if (block) {
+      *block += line + "\n";
+    }
+  }
+  const pmg::ProfileRegistry registry = pmg::ProfileRegistry::builtin_only();
+  TempDir dir;
+  std::size_t policies = 0;
+  std::size_t configs_seen = 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const std::string source = "docs/policy.md yaml block " + std::to_string(i + 1);
+    INFO(source << "\n" << blocks[i]);
+    if (blocks[i].starts_with("name:")) {
+      const fs::path file = dir.path() / ("example-" + std::to_string(i) + ".yml");
+      write_file(file, blocks[i]);
+      CHECK_NOTHROW(registry.resolve(file.string()));
+      ++policies;
+    } else if (blocks[i].starts_with("sandbox:")) {
+      CHECK_NOTHROW(pmg::parse_config_yaml(blocks[i], source, "/config"));
+      ++configs_seen;
+    }
+  }
+  CHECK(policies >= 4);
+  CHECK(configs_seen >= 3);
+  // The documented default is the embedded one, word for word (without its comment lines).
+  std::string embedded;
+  std::istringstream text{std::string(pmg::default_config_yaml())};
+  while (std::getline(text, line))
+    if (!line.starts_with("#")) embedded += line + "\n";
+  CHECK(std::find(blocks.begin(), blocks.end(), embedded) != blocks.end());
 }

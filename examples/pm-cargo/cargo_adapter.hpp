@@ -35,9 +35,11 @@ inline constexpr auto executing = std::to_array<std::string_view>({
     "build", "b", "check", "c", "test", "t", "bench", "run", "r", "doc", "d", "rustc", "rustdoc",
     "fix", "clippy", "metadata", "tree", "package", "publish", "login", "logout", "owner", "yank"});
 
-// Read files or talk to the registry's API only: no package code, no project-configured program.
+// Run no package code and no program a project configures: they read state, query the
+// registry's API, or write the files of a new, empty package.
 inline constexpr auto read_only = std::to_array<std::string_view>({
-    "help", "version", "locate-project", "verify-project", "read-manifest", "search", "report"});
+    "help", "version", "locate-project", "verify-project", "read-manifest", "search", "report", "new",
+    "init"});
 
 // Options that may stand alone before a command (`cargo --version`, `cargo -vV`).
 inline constexpr auto read_only_flags = std::to_array<std::string_view>({

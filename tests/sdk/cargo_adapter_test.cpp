@@ -45,6 +45,7 @@ TEST_CASE("cargo: only commands that run no package code escape the sandbox", "[
   CHECK(kind({"version"}) == CommandKind::other);
   CHECK(kind({"search", "serde"}) == CommandKind::other);
   CHECK(kind({"locate-project"}) == CommandKind::other);
+  CHECK(kind({"new", "hello"}) == CommandKind::other);
   CHECK(kind({"build", "--help"}) == CommandKind::other);
   CHECK(kind({"install", "-h"}) == CommandKind::other);
 }

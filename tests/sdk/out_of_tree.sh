@@ -15,6 +15,9 @@ trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 # Every run below reads and writes this config directory (and its event log) only.
 export PMG_CONFIG_DIR=$work/config
+# The sandbox lets everything write TMPDIR: the projects under $work must not be inside it.
+mkdir -p "$work/tmp"
+export TMPDIR=$work/tmp
 unset PMG_PLUGIN_PATH PMG_SANDBOX_BACKEND
 
 step() { printf '\n== %s\n' "$*"; }
@@ -128,6 +131,8 @@ else
   cp -r "$source_dir/tests/sdk/fixtures/cargo-attack" "$attack"
   mkdir -p "$attack/.git/hooks"
   echo "API_KEY=secret" >"$attack/.env"
+  # The project stays read-only, so the lock file cargo fills in must exist (see the profile).
+  : >"$attack/Cargo.lock"
   out=$(cd "$attack" && PATH=$prefix/bin:$(dirname "$cargo_bin"):$PATH \
     pmg --sandbox --sandbox-profile="$profile" cargo build --offline 2>&1) ||
     fail "the sandboxed cargo build failed:"$'\n'"$out"
@@ -140,9 +145,9 @@ fi
 step "build examples/backend-skeleton; it runs only when selected by name, and says it does not sandbox"
 configure_and_build "$source_dir/examples/backend-skeleton" "$work/skeleton" "$prefix"
 skeleton_plugins=$work/skeleton/lib/pmg/plugins
-expect_output "skeleton on PMG_PLUGIN_PATH" "$skeleton_plugins/libpmg-skeleton.so" \
-  env PMG_PLUGIN_PATH="$skeleton_plugins" "$prefix/bin/pmg" setup info | grep -Eq "backend +skeleton +0\.1\.0 +ABI 1 " ||
-  fail "setup info does not list the skeleton backend"
+info=$(expect_output "skeleton on PMG_PLUGIN_PATH" "$skeleton_plugins/libpmg-skeleton.so" \
+  env PMG_PLUGIN_PATH="$skeleton_plugins" "$prefix/bin/pmg" setup info)
+grep -Eq "backend +skeleton +0\.1\.0 +ABI 1 " <<<"$info" || fail "setup info does not list the skeleton backend:"$'\n'"$info"
 out=$(expect_output "skeleton selected by name" "hello from the skeleton" \
   env PMG_PLUGIN_PATH="$skeleton_plugins" PMG_SANDBOX_BACKEND=skeleton \
   "$prefix/bin/pmg" sandbox exec --sandbox-profile=npm-restrictive -- echo "hello from the skeleton")

@@ -1,0 +1,105 @@
+// pmg-netbridge runs inside the sandbox's own network namespace, where nothing but loopback
+// exists. It listens on 127.0.0.1:PORT (the address the proxy variables name), relays every
+// connection to the filtering proxy's Unix socket (bind-mounted in by the backend), and runs the
+// real command as its child. When the command exits, so does the bridge, and with it the
+// listener: none outlives the run. The bridge enforces nothing; the proxy on the other end of
+// the socket decides every connection.
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/post.hpp>
+#include <cstdlib>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "bridge_options.hpp"
+#include "pmg/executable.hpp"
+#include "pmg/process.hpp"
+#include "pmg/stream_sockets.hpp"
+
+extern char** environ;
+
+namespace {
+
+constexpr std::size_t relay_buffer_size = 32 * 1024;
+
+void bridge_connection(boost::asio::io_context& io, const std::string& socket_path, pmg::StreamSocket client) {
+  auto proxy = std::make_shared<pmg::StreamSocket>(pmg::open_stream_socket(io, AF_UNIX));
+  auto waiting = std::make_shared<pmg::StreamSocket>(std::move(client));
+  proxy->async_connect(
+      boost::asio::generic::stream_protocol::endpoint(boost::asio::local::stream_protocol::endpoint(socket_path)),
+      [proxy, waiting, socket_path](const boost::system::error_code& ec) {
+        if (ec) {
+          // The client sees its connection closed; the message says why.
+          fmt::print(stderr, "pmg-netbridge: cannot reach pmg's network proxy at {}: {}\n", socket_path, ec.message());
+          return;
+        }
+        auto relay = std::make_shared<pmg::SocketRelay>(std::move(*waiting), std::move(*proxy), relay_buffer_size);
+        relay->start({}, nullptr);
+      });
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> out;
+  for (char** e = environ; *e != nullptr; ++e) out.emplace_back(*e);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  pmg::netbridge::BridgeOptions options;
+  try {
+    options = pmg::netbridge::parse_bridge_arguments(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const pmg::Error& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
+  std::string& program = options.command.front();
+  if (program.find('/') == std::string::npos) {
+    const char* path = std::getenv("PATH");
+    auto found = pmg::find_executable(program, path ? path : "/usr/bin:/bin", "/proc/self/exe");
+    if (!found) {
+      fmt::print(stderr, "pmg-netbridge: {} not found on PATH\n", program);
+      return 127;
+    }
+    program = found->string();
+  }
+
+  boost::asio::io_context io(1);
+  std::shared_ptr<pmg::Listener> listener;
+  try {
+    listener = std::make_shared<pmg::Listener>(
+        pmg::listen_tcp(io, options.listen),
+        [&io, &options](pmg::StreamSocket client) { bridge_connection(io, options.socket_path, std::move(client)); });
+  } catch (const pmg::Error& e) {
+    fmt::print(stderr, "pmg-netbridge: {}\n", e.what());
+    return 125;
+  }
+  listener->start();
+
+  // The relay thread takes no signals, so run_process (on this thread) receives and forwards them.
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+  std::thread loop([&io] { io.run(); });
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+
+  int status = 0;
+  try {
+    status = pmg::run_process(pmg::ProcessSpec{options.command, current_environment(), {}});
+  } catch (const pmg::Error& e) {
+    fmt::print(stderr, "pmg-netbridge: {}\n", e.what());
+    status = 127;
+  }
+  boost::asio::post(io, [&] {
+    listener->close();
+    io.stop();
+  });
+  loop.join();
+  return status;
+}

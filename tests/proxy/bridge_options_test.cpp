@@ -1,0 +1,29 @@
+#include <catch2/catch.hpp>
+
+#include "bridge_options.hpp"
+
+using pmg::netbridge::parse_bridge_arguments;
+
+TEST_CASE("pmg-netbridge arguments") {
+  const auto o = parse_bridge_arguments({"--listen", "127.0.0.1:3128", "--socket", "/run/p.sock", "--", "npm", "ci"});
+  CHECK(o.listen.address().to_string() == "127.0.0.1");
+  CHECK(o.listen.port() == 3128);
+  CHECK(o.socket_path == "/run/p.sock");
+  CHECK(o.command == std::vector<std::string>{"npm", "ci"});
+  CHECK(parse_bridge_arguments({"--socket", "/s", "--listen", "[::1]:80", "--", "x"}).listen.address().is_v6());
+
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {},
+           {"--listen", "127.0.0.1:3128", "--socket", "/s"},
+           {"--listen", "127.0.0.1:3128", "--socket", "/s", "--"},
+           {"--listen", "localhost:3128", "--socket", "/s", "--", "x"},
+           {"--listen", "127.0.0.1", "--socket", "/s", "--", "x"},
+           {"--listen", "127.0.0.1:0", "--socket", "/s", "--", "x"},
+           {"--listen", "127.0.0.1:1", "--socket", "relative.sock", "--", "x"},
+           {"--socket", "/s", "--", "x"},
+           {"--listen"},
+           {"--verbose", "--", "x"}}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_bridge_arguments(bad), pmg::UsageError);
+  }
+}

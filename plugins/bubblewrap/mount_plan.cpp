@@ -93,6 +93,7 @@ class Planner {
     if (!policy_.allow_pty.value_or(false))
       plan_.mounts.push_back({MountKind::hidden_dir, "", "/dev/pts", "allow_pty is not set: no new terminals"});
     apply_denies();
+    plan_.mounts.push_back({MountKind::remount_read_only, "", "/", "nothing outside the allowed paths is writable"});
     choose_working_directory();
     return std::move(plan_);
   }
@@ -482,6 +483,7 @@ std::vector<std::string> render_arguments(const MountPlan& plan) {
       case MountKind::hidden_file: add({"--ro-bind", "/dev/null", m.dest}); break;
       case MountKind::proc: add({"--proc", m.dest}); break;
       case MountKind::dev: add({"--dev", m.dest}); break;
+      case MountKind::remount_read_only: add({"--remount-ro", m.dest}); break;
     }
   }
   if (!plan.chdir.empty()) add({"--chdir", plan.chdir});

@@ -23,7 +23,9 @@
 //   6. read-only re-binds: deny_write, then the mandatory write denies (.git/hooks,
 //      .git/config);
 //   7. hiding: deny_read, deny_exec, root-only system secrets, then the mandatory read/write
-//      denies (credentials). Hiding comes last because a later bind would uncover it.
+//      denies (credentials). Hiding comes last because a later bind would uncover it;
+//   8. the sandbox's own root (bwrap's tmpfs) remounted read-only, so nothing outside the
+//      allowed paths is writable, not even scratch space that would vanish with the sandbox.
 // Within each step user rules come before mandatory ones; no step after 5 makes anything more
 // accessible, so no user rule can weaken a mandatory deny.
 #include <string>
@@ -45,6 +47,7 @@ enum class MountKind {
   hidden_file,     // --ro-bind /dev/null DEST: bwrap binds are nodev, so open() fails with EACCES
   proc,            // --proc DEST
   dev,             // --dev DEST
+  remount_read_only,  // --remount-ro DEST (not recursive): the sandbox's own root, last
 };
 
 struct MountOp {

@@ -15,7 +15,8 @@ enum class Seen { absent, hidden, read_only, writable, kernel };
 inline Seen effective_access(const MountPlan& plan, std::string_view path) {
   const MountOp* last = nullptr;
   for (const MountOp& m : plan.mounts)
-    if (m.kind != MountKind::symlink && path_is_within(path, m.dest)) last = &m;
+    if (m.kind != MountKind::symlink && m.kind != MountKind::remount_read_only && path_is_within(path, m.dest))
+      last = &m;
   if (last == nullptr) return Seen::absent;
   switch (last->kind) {
     case MountKind::read_only_bind: return Seen::read_only;
@@ -25,7 +26,8 @@ inline Seen effective_access(const MountPlan& plan, std::string_view path) {
     case MountKind::hidden_file: return Seen::hidden;
     case MountKind::proc:
     case MountKind::dev: return Seen::kernel;
-    case MountKind::symlink: break;
+    case MountKind::symlink:
+    case MountKind::remount_read_only: break;
   }
   return Seen::absent;
 }

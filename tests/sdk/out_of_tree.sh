@@ -107,7 +107,7 @@ step "cargo runs sandboxed under the example's profile"
 cargo_bin=$(PATH=$PATH:$HOME/.cargo/bin command -v cargo || true)
 if [[ -z $cargo_bin && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
   echo "cargo is not installed: trying apt-get install -y cargo"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y cargo >"$work/apt.log" 2>&1 || tail -5 "$work/apt.log"
+  DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y cargo >"$work/apt.log" 2>&1 || tail -5 "$work/apt.log"
   cargo_bin=$(command -v cargo || true)
 fi
 if [[ -z $cargo_bin ]]; then

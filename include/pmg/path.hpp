@@ -37,7 +37,7 @@ inline std::string normalize_path(std::string_view path) {
     if (i > 0) out.push_back('/');
     out.append(parts[i]);
   }
-  if (out.empty()) out = ".";
+  if (out.empty()) return std::string(1, '.');  // (not `out = "."`: GCC 12 -Wrestrict false positive)
   return out;
 }
 

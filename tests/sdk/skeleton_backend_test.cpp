@@ -14,7 +14,7 @@
 #include "skeleton_backend.hpp"
 
 // guide:begin fakefs-test
-TEST_CASE("skeleton: a rule about a symlink names its target; mandatory denies come last", "[sdk][skeleton]") {
+TEST_CASE("skeleton: a rule about a symlink names its target and mandatory denies come last", "[sdk][skeleton]") {
   // The filesystem translation sees: a project whose "cache" is a link into ~/.ssh.
   pmg::FakeFs fs;
   fs.add_dir("/home/dev/project/src");

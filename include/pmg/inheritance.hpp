@@ -2,7 +2,9 @@
 // Single-level profile inheritance (spec): a child profile extends one built-in parent. Which
 // parent is allowed is the registry's decision (profile_registry.hpp); this is the merge.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pmg/error.hpp"

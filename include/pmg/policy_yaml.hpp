@@ -5,8 +5,10 @@
 // spec's order and round-trips: parse_policy_yaml(emit_policy_yaml(p), p.source) == p.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -239,6 +239,11 @@ TEST_CASE("registry errors name the file and the fix", "[registry]") {
                     Catch::StartsWith(profile_dir + "/broken.yaml:4:3: unknown key 'alow_read' in filesystem; did you mean 'allow_read'?"));
   CHECK_THROWS_WITH(registry.resolve("grants-nothing"),
                     Catch::StartsWith(profile_dir + "/grants-nothing.yml: policy 'grants-nothing' allows nothing"));
+  // A "profile directory" that is a file cannot be listed.
+  const pmg::ProfileRegistry not_a_dir(config_dir + "/config.yml", {});
+  CHECK_THROWS_WITH(not_a_dir.list(),
+                    Catch::StartsWith("cannot read the user profile directory " + config_dir + "/config.yml"));
+  CHECK(not_a_dir.resolve("npx").name == "npx");  // lookups of other names are unaffected
   const pmg::ProfileRegistry ambiguous(fixtures + "user_profiles_ambiguous", {});
   CHECK_THROWS_WITH(ambiguous.resolve("dup"), Catch::Contains("user profile 'dup' exists twice"));
   CHECK_THROWS_WITH(ambiguous.list(), Catch::Contains("user profile 'dup' exists twice"));

@@ -366,6 +366,19 @@ TEST_CASE("expand_globs lists each directory once for all globs and prunes the r
   CHECK(fs.lists.count("/home/u/other") == 0);
 }
 
+TEST_CASE("expand_globs lists a directory once for globs with nested base directories", "[glob][expand]") {
+  pmg::FakeFs inner;
+  inner.add_file("/home/u/proj/.env");
+  inner.add_file("/home/u/proj/src/.ssh");
+  inner.add_file("/home/u/.ssh");
+  CountingFs fs(inner);
+  const std::vector<pmg::Glob> globs{pmg::Glob("/home/u/**/.ssh"), pmg::Glob("/home/u/proj/**/.env")};
+  const auto result = pmg::expand_globs(globs, fs);
+  CHECK(result[0].paths == Paths{"/home/u/.ssh", "/home/u/proj/src/.ssh"});
+  CHECK(result[1].paths == Paths{"/home/u/proj/.env"});
+  CHECK(fs.lists == std::map<std::string, int>{{"/home/u", 1}, {"/home/u/proj", 1}, {"/home/u/proj/src", 1}});
+}
+
 TEST_CASE("expand_globs probes literal names instead of listing", "[glob][expand]") {
   pmg::FakeFs inner;
   for (int i = 0; i < 50; ++i) inner.add_dir("/w/pkg" + std::to_string(i));
@@ -424,6 +437,16 @@ TEST_CASE("expand_globs truncates one glob without stopping the others", "[glob]
   CHECK(result[0].truncated);
   CHECK_FALSE(result[1].truncated);
   CHECK(result[1].paths == Paths{"/m/sub/.env"});
+}
+
+TEST_CASE("expand_globs stops walking once every glob is truncated", "[glob][expand]") {
+  pmg::FakeFs inner;
+  for (int i = 0; i < 50; ++i) inner.add_file("/m/d" + std::to_string(i) + "/f");
+  CountingFs fs(inner);
+  const pmg::Glob glob("/m/**");
+  const auto result = pmg::expand_globs(std::span<const pmg::Glob>(&glob, 1), fs, pmg::GlobLimits{3, 64, 1000});
+  CHECK(result[0].truncated);
+  CHECK(fs.lists.size() <= 3);  // /m and at most the two directories before the 4th match
 }
 
 TEST_CASE("expand_globs truncates at max_depth below the base directory", "[glob][expand]") {

@@ -51,7 +51,9 @@ struct AllowEntry {
   std::string resolved;  // every symlink followed: what bwrap binds
   Access access;
   std::string reason;
-  bool missing = false;  // only kept for writable DIR/** rules, created before the run
+  bool missing = false;       // only kept for writable DIR/** rules, created before the run
+  bool missing_file = false;  // a writable literal path that does not exist: an empty file is
+                              // created before the run (package-lock.json in a new project)
 };
 
 enum class DenyEffect { read_only, hide };
@@ -131,7 +133,7 @@ class Planner {
 
     std::vector<AllowEntry> entries;
     for_each_path(rules, fs_, true, [&](const Rule<Access>& rule, const std::string& path, bool whole_tree) {
-      add_allow(entries, rule, path, whole_tree && rule.flag);
+      add_allow(entries, rule, path, whole_tree && rule.flag, !whole_tree && rule.flag);
     });
     select_and_bind(entries);
     for (const AllowEntry& e : entries) mirror_symlinks(e.lexical);
@@ -191,7 +193,7 @@ class Planner {
   }
 
   void add_allow(std::vector<AllowEntry>& entries, const Rule<Access>& rule, const std::string& path,
-                 bool create_if_missing) {
+                 bool create_if_missing, bool create_file_if_missing) {
     AllowEntry e{path, fs_.resolve(path), rule.effect, rule.reason};
     if (within_any(e.resolved, kernel_filesystems)) {
       plan_.notes.push_back(rule.reason + ": skipped, " + path + " leads into /proc or /dev");
@@ -199,6 +201,17 @@ class Planner {
     }
     if (hidden_by_rule(e.resolved)) {
       plan_.notes.push_back(rule.reason + ": skipped, " + path + " resolves to " + e.resolved + ", which is denied");
+      return;
+    }
+    if (fs_.type(e.resolved) == FileType::missing && create_file_if_missing && !is_macos_only(path)) {
+      // Only a file directly in an existing directory: a literal rule names one file, and
+      // creating directories for it would guess at what the package manager wants.
+      if (type_at_run(std::string(MountTable::parent(e.resolved))) != FileType::directory) {
+        note_missing(rule.reason, path, "does not exist and its directory does not exist either");
+        return;
+      }
+      e.missing_file = true;
+      entries.push_back(std::move(e));
       return;
     }
     if (fs_.type(e.resolved) == FileType::missing) {
@@ -261,6 +274,11 @@ class Planner {
           created_before_run_.insert(dir);
         }
         plan_.notes.push_back(e->reason + ": " + e->resolved + " does not exist yet; created before the run");
+      }
+      if (e->missing_file) {
+        plan_.create_files_before_run.push_back(e->resolved);
+        plan_.notes.push_back(e->reason + ": " + e->resolved +
+                              " does not exist yet; an empty file is created before the run");
       }
       table_.add(e->resolved, e->access);
       const MountKind kind = e->access == Access::read_write ? MountKind::bind : MountKind::read_only_bind;

@@ -67,6 +67,10 @@ struct MountPlan {
   // Directories launch creates on the host before the run, parents first: a writable
   // `DIR/**` rule whose DIR does not exist yet (node_modules). Removed after the run if empty.
   std::vector<std::string> create_before_run;
+  // Empty files launch creates before the run: a writable literal path that does not exist yet
+  // (package.json, package-lock.json in a new project), so that exactly that file can be written
+  // and nothing else beside it. Removed after the run if still empty.
+  std::vector<std::string> create_files_before_run;
   // Directories bwrap itself creates on the host as mount points: the placeholder that keeps a
   // missing deny target (or its first missing ancestor) from being created inside a writable
   // bind. Launch removes them after the run so the host is left as it was.

@@ -159,7 +159,9 @@ void npm_postinstall_attacks_fail(bool unprivileged) {
 // A local sdist whose setup.py attacks while pip builds it (PyPI is unreachable: all local).
 void pip_setup_py_attacks_fail(bool unprivileged) {
   World w(user_for(unprivileged));
-  const fs::path src = w.home.project / "evil";
+  // pip builds a local directory in place (evil.egg-info next to setup.py): the source lives in
+  // TMPDIR, which the profile lets the build write, as an unpacked sdist would.
+  const fs::path src = w.home.tmp / "evil";
   write_file(src / "setup.py", R"PY(
 import json, os
 from setuptools import setup
@@ -189,7 +191,7 @@ setup(name='evil', version='1.0.0', py_modules=[])
                                      "PIP_DISABLE_PIP_VERSION_CHECK=1"};
   const std::string bashrc_before = read(w.home.home / ".bashrc");
 
-  const RunResult r = w.pmg({"pip", "install", "--no-index", "--no-build-isolation", "./evil"}, env, path);
+  const RunResult r = w.pmg({"pip", "install", "--no-index", "--no-build-isolation", src.string()}, env, path);
   INFO(r.output);
   REQUIRE(r.status == 0);
   check_report(read(report), false);
@@ -198,7 +200,7 @@ setup(name='evil', version='1.0.0', py_modules=[])
   CHECK(w.run({(w.home.project / ".venv/bin/pip").string(), "show", "evil"}, {}, path).status == 0);
 
   const RunResult direct = w.run({(w.home.project / ".venv/bin/pip").string(), "install", "--no-index",
-                                  "--no-build-isolation", "--force-reinstall", "./evil"},
+                                  "--no-build-isolation", "--force-reinstall", src.string()},
                                  env, path);
   INFO(direct.output);
   REQUIRE(direct.status == 0);

@@ -208,9 +208,12 @@ inline std::optional<Denial> parse_denial_line(std::string_view line, const Cont
   // sh, coreutils: "sh: 1: cannot create out.txt: Read-only file system", "touch: cannot touch '/x': ...".
   static const std::regex phrase(
       R"(: ((?:cannot|failed to|unable to) [a-z ]*?) '?([^':]+?)'?(?: for [a-z]+)?: (Permission denied|Read-only file system|Operation not permitted|No such file or directory)\s*$)");
-  // bash, sh, cat: "bash: /x: Permission denied", "sh: 1: /x: Permission denied".
+  // bash, sh, cat: "bash: /x: Permission denied", "sh: 1: /x: Permission denied"; a relative path
+  // only right after a program's name at the start of the line ("cat: .env: Permission denied").
   static const std::regex plain(
       R"((?:^|\s)(/[^:]*): (Permission denied|Read-only file system|Operation not permitted|No such file or directory)\s*$)");
+  static const std::regex program_relative(
+      R"(^[a-z][a-z0-9_.+-]*: (?:(?:line )?[0-9]+: )?([^:/\s][^:]*): (Permission denied|Read-only file system|Operation not permitted|No such file or directory)\s*$)");
   // Name resolution and connections: node, curl, pip (urllib3).
   static const std::regex getaddrinfo(R"(\bgetaddrinfo (EAI_AGAIN|ENOTFOUND) ([A-Za-z0-9._-]+))");
   static const std::regex node_connect(R"(\bconnect (ENETUNREACH|EHOSTUNREACH|EACCES|EPERM) ([0-9A-Fa-f.:]+):([0-9]+))");
@@ -237,10 +240,10 @@ inline std::optional<Denial> parse_denial_line(std::string_view line, const Cont
     d.error = detail::error_for_message(m[3].str());
     d.operation = d.error == "EROFS" ? Operation::write : detail::operation_of_phrase(m[1].str());
     d.target = path_at(m[2]);
-  } else if (std::regex_search(text, m, plain)) {
+  } else if (std::regex_search(text, m, plain) || std::regex_search(text, m, program_relative)) {
     d.error = detail::error_for_message(m[2].str());
     d.operation = d.error == "EROFS" ? Operation::write : Operation::unknown;
-    d.target = normalize_path(m[1].str());
+    d.target = path_at(m[1].str());
   } else if (std::regex_search(text, m, getaddrinfo) || std::regex_search(text, m, curl)) {
     d.error = m.size() > 2 ? m[1].str() : "EAI_AGAIN";
     d.operation = Operation::connect;
@@ -289,8 +292,9 @@ inline std::optional<Cover> first_mandatory(const std::vector<std::string>& expa
 struct Block {
   RuleKind kind;
   Operation operation;
-  std::optional<Cover> cover;  // the deny entry; none for not-in-allow
+  std::optional<Cover> cover;  // the deny entry; none for not-in-allow (except unbound_allow)
   bool mandatory_write = false;  // a mandatory write deny (.git/hooks, .git/config), not a credential store
+  bool unbound_allow = false;    // `cover` is an allow_write entry naming a path that does not exist
 };
 
 inline std::optional<Block> read_block(const Policy& p, const std::string& path, const Context& ctx) {
@@ -350,6 +354,46 @@ inline std::optional<Block> block_for(Operation op, const Policy& p, const std::
 inline std::string nearest_existing(const FsView& fs, std::string path) {
   while (path != "/" && fs.type(fs.resolve(path)) == FileType::missing) path = join_path(path, "..");
   return path;
+}
+
+inline bool exists_on_host(const FsView& fs, const std::string& path) {
+  return fs.type(fs.resolve(path)) != FileType::missing;
+}
+
+// The path among `path` and its ancestors through which `entry` (expanded) covers it.
+inline std::string covering_point(const std::string& entry, std::string path) {
+  if (!has_glob_chars(entry)) return entry;
+  const Glob glob(entry);
+  while (!glob.matches(path) && path != "/") path = join_path(path, "..");
+  return path;
+}
+
+// A backend that grants access by binding paths (bubblewrap) can apply an allow_write entry only
+// where it names something that exists, or a whole `DIR/**` tree (DIR is created before the run).
+// A write the policy allows on paper can therefore still be refused: creating a file an entry
+// names that does not exist yet. That refusal is explained against the entry.
+inline std::optional<Block> unbound_write(const Policy& p, const std::string& path, const Context& ctx,
+                                          const FsView& fs) {
+  if (exists_on_host(fs, path)) return std::nullopt;
+  std::optional<Cover> first;
+  for (const std::string& entry : p.filesystem.allow_write) {
+    const std::string expanded = expand_variables(entry, ctx, "policy entry");
+    if (!rule_covers(expanded, path)) continue;
+    const bool whole_tree = expanded.ends_with("/**") && !has_glob_chars(expanded.substr(0, expanded.size() - 3));
+    if (whole_tree || exists_on_host(fs, covering_point(expanded, path))) return std::nullopt;
+    if (!first) first = Cover{entry, expanded};
+  }
+  if (!first) return std::nullopt;
+  return Block{RuleKind::not_in_allow_write, Operation::write, first, false, true};
+}
+
+// What refuses `op` on `path`: the policy's rules, then, for a write the policy allows, an allow
+// entry that a binding backend cannot apply.
+inline std::optional<Block> effective_block(Operation op, const Policy& p, const std::string& path, const Context& ctx,
+                                            const FsView& fs) {
+  if (auto b = block_for(op, p, path, ctx)) return b;
+  if (op == Operation::write || op == Operation::unknown) return unbound_write(p, path, ctx, fs);
+  return std::nullopt;
 }
 
 inline std::string_view override_type_for(Operation op) {
@@ -417,23 +461,25 @@ inline std::optional<Violation> explain_denial(const Denial& denial, const Polic
   Operation op = denial.operation;
   const bool on_host = ec.fs.type(ec.fs.resolve(path)) != FileType::missing;
   if (denial.error == "ENOENT") {
-    // A hidden path looks missing inside the sandbox. Only a path the host has is evidence, or a
-    // write whose directory the host has but the sandbox does not show.
+    // A hidden path looks missing inside the sandbox. Only a path the host has is evidence, or,
+    // for a path the host lacks too, creating it in a directory the host has but the sandbox does
+    // not show (reading a path that exists nowhere fails with or without a sandbox).
     if (!on_host) {
       const std::string parent = join_path(path, "..");
-      if (op != Operation::write || ec.fs.type(ec.fs.resolve(parent)) == FileType::missing ||
+      if (op == Operation::read || op == Operation::exec || ec.fs.type(ec.fs.resolve(parent)) == FileType::missing ||
           !detail::read_block(policy, parent, ctx))
         return std::nullopt;
+      op = Operation::write;
     } else if (op == Operation::unknown) {
       op = Operation::read;
     }
   }
-  const std::optional<detail::Block> block = detail::block_for(op, policy, path, ctx);
+  const std::optional<detail::Block> block = detail::effective_block(op, policy, path, ctx, ec.fs);
   if (!block) return std::nullopt;
   v.operation = block->operation;
   v.target = path;
   v.rule = block->kind;
-  if (block->cover) v.rule_entry = block->cover->written;
+  if (block->cover && !block->unbound_allow) v.rule_entry = block->cover->written;
   const std::string profile = policy.name.empty() ? policy.source : "profile " + policy.name;
 
   if (block->kind == RuleKind::mandatory) {
@@ -444,7 +490,13 @@ inline std::optional<Violation> explain_denial(const Denial& denial, const Polic
   const std::string type(detail::override_type_for(block->operation));
   std::string value;
   std::vector<std::string> notes;
-  if (block->cover) {
+  if (block->unbound_allow) {
+    value = detail::nearest_existing(ec.fs, path);
+    v.why = "the filesystem.allow_write entry \"" + block->cover->written + "\" of " + profile + " names it, but it "
+            "does not exist yet, and a backend that binds paths (bubblewrap) can make only existing paths writable: "
+            "the write fell to " + value + ", which is not writable";
+    notes.push_back("narrower: create " + path + " before the run (touch it), then the entry applies as written");
+  } else if (block->cover) {
     const std::string list = block->kind == RuleKind::deny_exec ? "process.deny_exec" : "filesystem." + std::string(to_string(block->kind));
     v.why = "denied by the " + list + " entry \"" + block->cover->written + "\" of " + profile;
     if (has_glob_chars(block->cover->written)) {
@@ -476,7 +528,7 @@ inline std::optional<Violation> explain_denial(const Denial& denial, const Polic
   }
   Policy allowed = policy;
   apply_overrides(allowed, std::span(&o, 1), ctx);
-  if (const auto still = detail::block_for(block->operation, allowed, path, ctx)) {
+  if (const auto still = detail::effective_block(block->operation, allowed, path, ctx, ec.fs)) {
     v.note = "cannot be allowed with --sandbox-allow: it would stay denied by " +
              (still->cover ? "\"" + still->cover->written + "\"" : std::string(to_string(still->kind)));
     return v;

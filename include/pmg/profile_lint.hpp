@@ -173,9 +173,11 @@ inline std::vector<LintFinding> lint_policy(const PolicyDocument& doc, const Pol
   // Duplicates within a list (compared after expansion: ${HOME}/x and /home/u/x are one rule),
   // and entries the parent already has (inherited lists are merged).
   std::map<std::string, const detail::LintEntry*> first;
+  std::vector<const detail::LintEntry*> repeated;  // checked once, at their first occurrence
   for (const detail::LintEntry& e : entries) {
     const auto [it, inserted] = first.try_emplace(e.field.name() + "\n" + e.expanded, &e);
     if (!inserted) {
+      repeated.push_back(&e);
       warn(e, "duplicate",
            "repeats the entry at line " + std::to_string(it->second->at.line) +
                (it->second->text == e.text ? "" : " (" + in_quotes(it->second->text) + ")"),
@@ -195,7 +197,7 @@ inline std::vector<LintFinding> lint_policy(const PolicyDocument& doc, const Pol
   }
 
   for (const detail::LintEntry& e : entries) {
-    if (e.field.kind != EntryKind::path) continue;
+    if (e.field.kind != EntryKind::path || std::find(repeated.begin(), repeated.end(), &e) != repeated.end()) continue;
     const std::string key(e.field.key);
     const std::string base = rule_base(e.expanded);
 
@@ -247,7 +249,9 @@ inline std::vector<LintFinding> lint_policy(const PolicyDocument& doc, const Pol
     const std::string_view key = e.field.key;
     const bool expanded_by_backend = key == "allow_read" || key == "allow_write" || key == "deny_read" ||
                                      key == "deny_write" || key == "deny_exec";
-    if (!expanded_by_backend || !has_glob_chars(e.expanded) || detail::is_whole_tree(e.expanded)) continue;
+    if (!expanded_by_backend || !has_glob_chars(e.expanded) || detail::is_whole_tree(e.expanded) ||
+        std::find(repeated.begin(), repeated.end(), &e) != repeated.end())
+      continue;
     globs.emplace_back(e.expanded);
     glob_entries.push_back(&e);
   }

@@ -53,12 +53,19 @@ struct RunResult {
   std::string output;  // stdout and stderr, interleaved
 };
 
-// Runs argv (argv[0] absolute), as `user` through runuser when given; stdin is /dev/null.
+// Runs argv (argv[0] absolute), as `user` through runuser when given, with `extra_env` (NAME=value)
+// set on top of this process's environment; stdin is /dev/null.
 inline RunResult run_captured(std::vector<std::string> argv, const std::optional<TestUser>& user = std::nullopt,
                               const std::vector<std::string>& extra_env = {}) {
   if (user) argv.insert(argv.begin(), {runuser_path(), "-u", user->name, "--"});
+  // The inherited environment, with each NAME=value of extra_env replacing or adding NAME.
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('=') + 1);
+    if (std::none_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) { return x.starts_with(name); }))
+      env_strings.push_back(entry);
+  }
   env_strings.insert(env_strings.end(), extra_env.begin(), extra_env.end());
   std::vector<char*> args, envp;
   for (auto& a : argv) args.push_back(a.data());

@@ -10,6 +10,9 @@
 #include <iostream>
 
 #include "command_line.hpp"
+#include "doctor.hpp"
+#include "profile_commands.hpp"
+#include "violation_commands.hpp"
 #include "pmg/environment_filter.hpp"
 #include "pmg/executable.hpp"
 #include "pmg/process.hpp"
@@ -284,8 +287,9 @@ int setup_info(ArgCursor& args) {
   fmt::print("backends:\n");
   for (const auto& b : setup.plugins.backends()) {
     Availability a = b.backend->probe();
-    fmt::print("  {:<12} {}{}{}\n", b.record.name, a.available ? "available" : "unavailable: " + a.reason,
+    fmt::print("  {:<12} {}{}{}{}\n", b.record.name, a.available ? "available" : "unavailable: " + a.reason,
                !a.available && !a.fix.empty() ? " (fix: " + a.fix + ")" : std::string(),
+               b.record.enforces ? "" : ", DOES NOT ENFORCE policies (used only when named: PMG_SANDBOX_BACKEND)",
                b.record.name == selected ? "  [selected]" : "");
   }
   if (!setup.plugins.find_backend(selected))
@@ -295,13 +299,17 @@ int setup_info(ArgCursor& args) {
 
 int sandbox_command(ArgCursor& args) {
   if (args.done() || args.flag("--help") || args.flag("-h")) {
-    fmt::print("usage: pmg sandbox exec|translate ... (see `pmg sandbox <command> --help`)\n");
+    fmt::print("usage: pmg sandbox exec|translate|doctor|profile|violations|explain ... (see `pmg sandbox <command> --help`)\n");
     return args.done() ? 2 : 0;
   }
   std::string sub = args.next();
   if (sub == "exec") return sandbox_exec(args);
   if (sub == "translate") return sandbox_translate(args);
-  throw UsageError("unknown command 'pmg sandbox " + sub + "'; use exec or translate");
+  if (sub == "doctor") return sandbox_doctor(args);
+  if (sub == "profile") return sandbox_profile(args);
+  if (sub == "violations") return sandbox_violations(args);
+  if (sub == "explain") return sandbox_explain(args);
+  throw UsageError("unknown command 'pmg sandbox " + sub + "'; use exec, translate, doctor, profile, violations or explain");
 }
 
 int main_command(std::vector<std::string> argv) {

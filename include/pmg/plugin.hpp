@@ -36,6 +36,9 @@ struct PluginInfo {
 inline constexpr const char* plugin_info_symbol = "pmg_plugin_info";
 inline constexpr const char* backend_factory_symbol = "pmg_create_backend";
 inline constexpr const char* package_manager_factory_symbol = "pmg_create_package_manager";
+// Exported by PMG_EXPORT_BACKEND beside the info record, so PluginInfo (and the ABI) stay as they
+// are; the host treats a backend without it as one that does not enforce.
+inline constexpr const char* backend_enforces_symbol = "pmg_backend_enforces";
 
 // ---------------------------------------------------------------------------------------------
 // Backends
@@ -66,6 +69,17 @@ concept Backend = requires(const T& backend, const Policy& policy, const Context
   // Runs the command sandboxed; returns its exit status (128 + signal when killed).
   { backend.launch(request) } -> std::same_as<int>;
 };
+
+// Whether a backend applies the policies it is given. A teaching or test backend that does not
+// declares `static constexpr bool enforces = false;`; the host then uses it only when the user
+// names it for the run, never as a default.
+template <class T>
+inline constexpr bool backend_enforces = [] {
+  if constexpr (requires { T::enforces; })
+    return static_cast<bool>(T::enforces);
+  else
+    return true;
+}();
 
 class BackendInterface {
  public:
@@ -161,7 +175,11 @@ class PackageManagerModel final : public PackageManagerInterface {
 // `Type::name` must be initialised from a string literal (it is passed on as a C string).
 #define PMG_EXPORT_BACKEND(Type, Version)                                                      \
   PMG_DETAIL_EXPORT("backend", BackendInterface, BackendModel, Type, Type::name.data(), Version, \
-                    pmg_create_backend)
+                    pmg_create_backend)                                                        \
+  namespace {                                                                                  \
+  bool pmg_backend_enforces_flag() { return ::pmg::backend_enforces<Type>; }                   \
+  }                                                                                            \
+  BOOST_DLL_ALIAS(pmg_backend_enforces_flag, pmg_backend_enforces)
 
 // A package-manager adapter answers to several tools; `PluginName` (a string literal) names the
 // plugin itself in `pmg setup info`.

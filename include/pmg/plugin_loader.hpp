@@ -30,6 +30,7 @@ struct PluginRecord {
   std::string version;
   int abi_version = 0;
   std::filesystem::path file;
+  bool enforces = true;  // backends: false for a teaching or test backend (plugin.hpp)
 };
 
 struct LoadedBackend {
@@ -218,6 +219,8 @@ class PluginSet {
   }
 
   void add_backend(PluginRecord record, const std::shared_ptr<boost::dll::shared_library>& library) {
+    record.enforces =
+        library->has(backend_enforces_symbol) && library->get_alias<bool()>(backend_enforces_symbol)();
     if (const LoadedBackend* other = find_backend(record.name))
       throw Error(fmt::format("two plugins provide the backend '{}': {} and {}; remove one of them",
                               record.name, other->record.file.string(), record.file.string()));

@@ -65,9 +65,19 @@ struct SandboxSetup {
                             plugins.search_path_text()));
   }
 
-  // The selected backend, refusing one that cannot enforce anything here (fail closed).
+  // The selected backend, refusing one that cannot enforce anything here (fail closed). A backend
+  // that does not enforce policies at all (a teaching or test backend) runs only when named for
+  // this run with PMG_SANDBOX_BACKEND, never as the platform's default or from config.yml.
   const LoadedBackend& available_backend() const {
     const LoadedBackend& b = backend();
+    if (!b.record.enforces) {
+      const char* named = std::getenv("PMG_SANDBOX_BACKEND");
+      if (named == nullptr || b.record.name != named)
+        throw Error(fmt::format("the {} backend ({}) does not enforce sandbox policies, so pmg uses it only when "
+                                "it is named for the run: PMG_SANDBOX_BACKEND={}",
+                                b.record.name, b.record.file.string(), b.record.name));
+      log_warn("the {} backend does not enforce sandbox policies: the command runs UNSANDBOXED", b.record.name);
+    }
     Availability a = b.backend->probe();
     if (!a.available)
       throw Error(fmt::format("the {} sandbox backend is unavailable: {}{}; pmg will not run the command "

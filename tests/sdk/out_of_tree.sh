@@ -152,6 +152,16 @@ out=$(expect_output "skeleton selected by name" "hello from the skeleton" \
   env PMG_PLUGIN_PATH="$skeleton_plugins" PMG_SANDBOX_BACKEND=skeleton \
   "$prefix/bin/pmg" sandbox exec --sandbox-profile=npm-restrictive -- echo "hello from the skeleton")
 [[ $out == *"skeleton backend does not sandbox"*UNSANDBOXED* ]] || fail "the skeleton ran without its warning:"$'\n'"$out"
+[[ $out == *"the skeleton backend does not enforce sandbox policies"* ]] || fail "the host did not warn:"$'\n'"$out"
+grep -Eq "skeleton +available, DOES NOT ENFORCE" <<<"$info" || fail "setup info does not flag the skeleton:"$'\n'"$info"
+# Selected by config.yml rather than named for the run, it is refused.
+printf 'sandbox:\n  backend: skeleton\n' >"$PMG_CONFIG_DIR/config.yml"
+expect_error "skeleton as a default" env PMG_PLUGIN_PATH="$skeleton_plugins" \
+  "$prefix/bin/pmg" sandbox exec --sandbox-profile=npm-restrictive -- echo "must not run" <<EOF
+the skeleton backend ($skeleton_plugins/libpmg-skeleton.so) does not enforce sandbox policies
+PMG_SANDBOX_BACKEND=skeleton
+EOF
+rm "$PMG_CONFIG_DIR/config.yml"
 
 step "a copy of the cargo example built against headers of another plugin ABI is refused"
 # The headers of a future pmg: the same package with plugin_abi_version one higher.

@@ -16,12 +16,18 @@ struct SeatbeltBackend {
 
   Availability probe() const;
   // The profile for `policy` against the real filesystem, for `pmg sandbox translate`. Works on
-  // every platform.
+  // every platform. Outbound rules are shown as without the proxy (a launch starts one).
   std::string render(const Policy& policy, const Context& context) const;
   // Refuses (Error) when Seatbelt is unavailable: never runs the command unsandboxed.
   int launch(const LaunchRequest& request) const;
 };
 
 static_assert(Backend<SeatbeltBackend>);
+
+// The launch after the availability check, with the sandbox-exec to use (tests substitute one):
+// a fresh log tag; when the policy allows outbound traffic, pmg's filtering proxy on
+// 127.0.0.1:<ephemeral port> for the duration of the run, the proxy variables in the
+// environment and a profile that lets the sandbox reach that port only; then sandbox-exec.
+int launch_with(const LaunchRequest& request, const std::string& sandbox_exec);
 
 }  // namespace pmg::seatbelt

@@ -343,3 +343,20 @@ filesystem:
   REQUIRE(plan.warnings.size() == 1);
   CHECK(plan.warnings[0].find("more than 100 matches") != std::string::npos);
 }
+
+TEST_CASE("a writable literal file that does not exist is created before the run, only beside existing files") {
+  FakeFs fs = fake_machine();
+  const MountPlan plan = plan_mounts(policy(R"(
+name: files
+package_managers: [npm]
+filesystem:
+  allow_read: ["${CWD}"]
+  allow_write: ["${CWD}/package-lock.json", "${CWD}/package.json", "${CWD}/missing-dir/out.json",
+                "${HOME}/Library/Preferences/x.plist"]
+)"),
+                                     user_context(), fs);
+  CHECK(plan.create_files_before_run == std::vector<std::string>{"/home/user/project/package-lock.json"});
+  CHECK(effective_access(plan, "/home/user/project/package-lock.json") == Seen::writable);
+  CHECK(effective_access(plan, "/home/user/project/package.json") == Seen::writable);
+  CHECK(effective_access(plan, "/home/user/project/missing-dir/out.json") == Seen::read_only);
+}

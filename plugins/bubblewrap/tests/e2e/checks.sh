@@ -34,6 +34,7 @@ run_check() {
     no_capabilities) grep -E '^CapEff:[[:space:]]*0+$' /proc/self/status ;;
     read_project) cat package.json && ls src ;;
     write_project) echo 'module.exports = 2;' > src/new.js ;;
+    write_lockfile) echo '{"lockfileVersion": 3}' > package-lock.json ;;
     write_node_modules) mkdir -p node_modules/left-pad && echo 'module.exports = 1;' > node_modules/left-pad/index.js ;;
     write_tmpdir) echo scratch > "$TMPDIR/scratch" && cat "$TMPDIR/scratch" ;;
     run_node) node -e 'console.log(require("./package.json").name)' ;;

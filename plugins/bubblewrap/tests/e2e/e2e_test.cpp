@@ -166,15 +166,20 @@ void attacks_fail_and_installs_work(const std::optional<TestUser>& user) {
 
   SECTION("the built-in npm-restrictive profile") {
     const FakeHome home = FakeHome::create(stage.path() / "c", user);
-    const auto unchanged = [](const fs::path& rel) { return is_any_of(rel, {"home/project/node_modules", "tmp"}); };
+    const auto unchanged = [](const fs::path& rel) {
+      return is_any_of(rel, {"home/project/node_modules", "home/project/package-lock.json", "tmp"});
+    };
     const std::string before = snapshot_tree(stage.path() / "c", unchanged);
     run_checks(s, "npm-restrictive", home,
                {{"read_project", "allow"},  {"write_node_modules", "allow"}, {"write_tmpdir", "allow"},
+                {"write_lockfile", "allow"},
                 {"run_node", "allow"},      {"run_python", "allow"},         {"write_project", "deny"},
                 {"pty", "deny"},            {"read_ssh_key", "deny"},        {"read_env", "deny"},
                 {"read_deep_env", "deny"},  {"exec_curl", "deny"},           {"write_home", "deny"},
                 {"no_capabilities", "allow"}});
+    // Placeholders the run did not write (yarn.lock, bun.lock, ...) are gone; the lock file stays.
     CHECK(snapshot_tree(stage.path() / "c", unchanged) == before);
+    CHECK(read_text(home.project / "package-lock.json") == "{\"lockfileVersion\": 3}\n");
   }
 }
 

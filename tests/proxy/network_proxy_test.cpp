@@ -327,3 +327,43 @@ TEST_CASE("proxy: the loopback TCP listener serves the same rules", "[proxy]") {
   send_all(fd.get(), "GET http://" + target + "/tcp HTTP/1.1\r\n\r\n");
   CHECK(body_of(read_until(fd.get(), 5s).data) == "origin saw: GET /tcp HTTP/1.1\n");
 }
+
+TEST_CASE("proxy: a tunnel carries 32 MiB each way intact and passes a half-close on", "[proxy]") {
+  constexpr std::size_t size = 32u << 20;
+  const auto pattern = [](std::size_t i) { return static_cast<char>((i * 131 + (i >> 12)) & 0xff); };
+  // Reads until the client half-closes, then answers with what it got, then streams `size` bytes.
+  TestServer sink([&](int fd) {
+    std::size_t count = 0;
+    bool intact = true;
+    char buffer[65536];
+    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+      for (ssize_t i = 0; i < n; ++i) intact = intact && buffer[i] == pattern(count + static_cast<std::size_t>(i));
+      count += static_cast<std::size_t>(n);
+    }
+    send_all(fd, std::to_string(count) + (intact ? " intact\n" : " corrupt\n"));
+    std::string out(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) out[i] = pattern(i);
+    send_all(fd, out);
+  });
+  const std::string target = "127.0.0.1:" + std::to_string(sink.port());
+  LiveProxy p({target});
+  Fd fd = p.client();
+  send_all(fd.get(), connect_request(target));
+  REQUIRE(read_until(fd.get(), 5s, has_head).data == "HTTP/1.1 200 Connection established\r\n\r\n");
+  std::string upload(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) upload[i] = pattern(i);
+  std::thread sender([&] {
+    send_all(fd.get(), upload);
+    ::shutdown(fd.get(), SHUT_WR);
+  });
+  const ReadResult r = read_until(fd.get(), 60s);
+  sender.join();
+  REQUIRE(r.closed);
+  const std::string expected_line = std::to_string(size) + " intact\n";
+  REQUIRE(r.data.starts_with(expected_line));
+  const std::string_view download = std::string_view(r.data).substr(expected_line.size());
+  REQUIRE(download.size() == size);
+  bool intact = true;
+  for (std::size_t i = 0; i < size && intact; ++i) intact = download[i] == pattern(i);
+  CHECK(intact);
+}

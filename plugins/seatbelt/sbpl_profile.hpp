@@ -10,6 +10,7 @@
 //   allows: filesystem read/write, Unix sockets, programs, PTY, network
 //   denies: the policy's filesystem, program and network denies
 //   mandatory denies (pmg/mandatory.hpp): credentials read+write, .git/hooks and .git/config write
+//   no unlinking of the directories above any denied path (so `mv .git x` cannot move a deny away)
 // Every deny carries the tag message too, so `log show` finds all of the run's denials.
 #include <cstdint>
 #include <optional>

@@ -274,5 +274,29 @@ TEST_CASE("every deny comes after every allow", "[seatbelt][safety]") {
     }
     CHECK(last_allow < first_deny);
     CHECK(first_deny < rules.size());  // at least the mandatory denies
+
+    // From the first mandatory deny on, only mandatory denies and the rename protection follow:
+    // no deny the policy wrote comes after them.
+    std::set<std::string> mandatory_texts;
+    const MandatoryDenies m = mandatory_denies(c.policy, c.context);
+    for (const auto* list : {&m.deny_read_write, &m.deny_write})
+      for (const std::string& entry : *list)
+        for (const std::string& form : path_forms(entry, mac_fs())) {
+          mandatory_texts.insert(has_glob_chars(form) ? glob_to_regex(form) : form);
+          if (has_glob_chars(form)) mandatory_texts.insert(glob_to_regex(form + "/**"));
+        }
+    const auto is_mandatory = [&](const Rule& r) {
+      return std::any_of(r.filters.begin(), r.filters.end(),
+                         [&](const Node* f) { return mandatory_texts.count(filter_text(*f)) > 0; });
+    };
+    std::size_t first_mandatory = rules.size();
+    for (std::size_t i = 1; i < rules.size() && first_mandatory == rules.size(); ++i)
+      if (is_mandatory(rules[i])) first_mandatory = i;
+    REQUIRE(first_mandatory < rules.size());
+    for (std::size_t i = first_mandatory; i < rules.size(); ++i) {
+      INFO("rule " << i);
+      CHECK(rules[i].action == "deny");
+      CHECK((is_mandatory(rules[i]) || rules[i].operations == std::set<std::string>{"file-write-unlink"}));
+    }
   }
 }

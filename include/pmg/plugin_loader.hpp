@@ -2,6 +2,8 @@
 // Finding and loading plugins with Boost.DLL. Every `libpmg-*.so` in the search path is loaded;
 // its info record is checked (kind, ABI version) before its factory is called. Objects created
 // by a plugin keep their library loaded, so the library outlives everything it made.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
@@ -152,6 +154,12 @@ class PluginSet {
       throw Error(detail::describe_load_failure(
           file, fmt::format("it was built for plugin ABI {} but this pmg uses ABI {}", info.abi_version,
                             plugin_abi_version)));
+    // A valid plugin stays mapped until the process exits (RTLD_NODELETE): an exception it throws
+    // is an object it made, and the host handles that exception after unwinding past the
+    // PluginSet (pmg's main() catches it), when the library would otherwise be gone already.
+    // (g++ builds were NODELETE by accident through STB_GNU_UNIQUE symbols; clang builds are not.)
+    if (::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE) == nullptr)
+      throw Error(detail::describe_load_failure(file, fmt::format("cannot pin it in memory: {}", ::dlerror())));
     PluginRecord record{info.kind ? info.kind : "", info.name ? info.name : "",
                         info.version ? info.version : "", info.abi_version, file};
     if (record.kind == "backend") {

@@ -44,13 +44,16 @@ TEST_CASE("launch returns the command's exit status, 128 + signal when it was ki
 
 TEST_CASE("a signal to pmg reaches the sandbox and pmg returns 128 + signal", "[e2e]") {
   const Driver d;
-  std::vector<std::string> args = d.argv({"/bin/sleep", "30"});
+  const fs::path started = d.home.tmp / "started";
+  std::vector<std::string> args = d.argv({"/bin/sh", "-c", "touch " + started.string() + " && exec sleep 30"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
   REQUIRE(::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Signal only once the command runs inside the sandbox (pmg forwards from then on).
+  for (int i = 0; i < 400 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(fs::exists(started));
   const auto start = std::chrono::steady_clock::now();
   ::kill(pid, SIGTERM);
   int status = 0;

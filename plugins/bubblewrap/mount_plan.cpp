@@ -72,7 +72,7 @@ struct Rule {
   std::string pattern;
   Effect effect;
   std::string reason;
-  bool flag;  // allow: create DIR/** when missing; deny: guard a missing target
+  bool flag;  // allow: an allow_write rule (a missing DIR/** or file is created); deny: guard a missing target
 };
 
 class Planner {

@@ -1,8 +1,9 @@
 #pragma once
-// The environment that sends a sandboxed package manager through pmg-netbridge, which listens on
-// 127.0.0.1:<port> inside the sandbox and relays to the filtering proxy. Covers the variables
-// npm, pnpm, yarn (1 and berry), pip, poetry, uv and curl read. A program that ignores all of
-// them simply has no network: the sandbox's namespace has nothing but loopback.
+// What a sandboxed command needs to use the filtering proxy: it runs under pmg-netbridge, which
+// listens on 127.0.0.1:<port> inside the sandbox's network namespace and relays to the proxy's
+// Unix socket, and its environment names that address in the variables npm, pnpm, yarn (1 and
+// berry), pip, poetry, uv and curl read. A program that ignores all of them simply has no
+// network: the sandbox's namespace has nothing but loopback.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -12,8 +13,11 @@
 
 namespace pmg {
 
+// Any port works (the namespace is the sandbox's own); 3128 is the one proxies are known by.
+inline constexpr std::uint16_t default_netbridge_port = 3128;
+
 struct ProxyEnvironmentOptions {
-  std::uint16_t bridge_port = 0;  // pmg-netbridge's port on the sandbox's 127.0.0.1
+  std::uint16_t bridge_port = default_netbridge_port;  // pmg-netbridge's port on the sandbox's 127.0.0.1
   bool socks5 = true;             // also offer SOCKS5 (ALL_PROXY) for other TCP clients
 };
 
@@ -59,6 +63,15 @@ inline void apply_proxy_environment(std::vector<std::string>& environment, const
     return std::find(replaced.begin(), replaced.end(), name) != replaced.end();
   });
   environment.insert(environment.end(), ours.begin(), ours.end());
+}
+
+// The command line that runs `command` under pmg-netbridge (the inverse of its argument parser).
+inline std::vector<std::string> netbridge_command(const std::string& netbridge, const std::string& proxy_socket,
+                                                  std::uint16_t bridge_port, const std::vector<std::string>& command) {
+  std::vector<std::string> out = {netbridge, "--listen", "127.0.0.1:" + std::to_string(bridge_port), "--socket",
+                                  proxy_socket, "--"};
+  out.insert(out.end(), command.begin(), command.end());
+  return out;
 }
 
 }  // namespace pmg

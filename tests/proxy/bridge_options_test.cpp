@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "bridge_options.hpp"
+#include "pmg/proxy_environment.hpp"
 
 using pmg::netbridge::parse_bridge_arguments;
 
@@ -26,4 +27,15 @@ TEST_CASE("pmg-netbridge arguments") {
     CAPTURE(bad);
     CHECK_THROWS_AS(parse_bridge_arguments(bad), pmg::UsageError);
   }
+}
+
+TEST_CASE("netbridge_command is what parse_bridge_arguments reads") {
+  const auto argv = pmg::netbridge_command("/opt/pmg/bin/pmg-netbridge", "/tmp/pmg-net-x/proxy.sock", 3128,
+                                           {"/usr/bin/npm", "install", "--", "x"});
+  CHECK(argv.front() == "/opt/pmg/bin/pmg-netbridge");
+  const auto o = parse_bridge_arguments(std::vector<std::string>(argv.begin() + 1, argv.end()));
+  CHECK(o.listen.port() == pmg::default_netbridge_port);
+  CHECK(o.listen.address().to_string() == "127.0.0.1");
+  CHECK(o.socket_path == "/tmp/pmg-net-x/proxy.sock");
+  CHECK(o.command == std::vector<std::string>{"/usr/bin/npm", "install", "--", "x"});
 }

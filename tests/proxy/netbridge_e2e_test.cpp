@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::uint16_t bridge_port = 3128;
+constexpr std::uint16_t bridge_port = default_netbridge_port;
 
 std::string netbridge_path() {
   if (const char* p = std::getenv("PMG_NETBRIDGE")) return p;
@@ -56,10 +56,10 @@ struct Sandbox {
     apply_proxy_environment(env, {bridge_port, true});
     std::vector<std::string> argv = {"/usr/bin/bwrap", "--unshare-net", "--unshare-pid", "--die-with-parent",
                                      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                                     "--bind", dir.path().string(), dir.path().string(),
-                                     netbridge_path(), "--listen", "127.0.0.1:" + std::to_string(bridge_port),
-                                     "--socket", dir / "proxy.sock", "--",
-                                     "/bin/sh", "-c", "exec > " + (dir / "out") + " 2>&1; " + script};
+                                     "--bind", dir.path().string(), dir.path().string()};
+    for (std::string& a : netbridge_command(netbridge_path(), dir / "proxy.sock", bridge_port,
+                                            {"/bin/sh", "-c", "exec > " + (dir / "out") + " 2>&1; " + script}))
+      argv.push_back(std::move(a));
     return run_process({argv, env, {}});
   }
   std::string output() const { return read_file(dir / "out"); }

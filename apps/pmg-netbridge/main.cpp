@@ -25,7 +25,7 @@ extern char** environ;
 
 namespace {
 
-constexpr std::size_t relay_pipe_size = 64 * 1024;
+constexpr std::size_t bulk_pipe_size = 1 << 20;  // see SocketRelay
 
 void bridge_connection(boost::asio::io_context& io, const std::string& socket_path, pmg::StreamSocket client) {
   auto proxy = std::make_shared<pmg::StreamSocket>(pmg::open_stream_socket(io, AF_UNIX));
@@ -38,7 +38,7 @@ void bridge_connection(boost::asio::io_context& io, const std::string& socket_pa
           fmt::print(stderr, "pmg-netbridge: cannot reach pmg's network proxy at {}: {}\n", socket_path, ec.message());
           return;
         }
-        auto relay = std::make_shared<pmg::SocketRelay>(std::move(*waiting), std::move(*proxy), relay_pipe_size);
+        auto relay = std::make_shared<pmg::SocketRelay>(std::move(*waiting), std::move(*proxy), bulk_pipe_size);
         try {
           relay->start({}, nullptr);
         } catch (const pmg::Error& e) {

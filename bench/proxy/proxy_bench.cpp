@@ -102,8 +102,7 @@ struct ProxyProcess {
       NetworkProxyOptions options;
       options.rules = OutboundRules(rules, "bench");
       options.socket_path = socket_path;
-      if (const char* b = std::getenv("PMG_BENCH_PIPE")) options.relay_pipe_size = std::stoul(b);
-      NetworkProxy proxy(std::move(options));
+            NetworkProxy proxy(std::move(options));
       proxy.start();
       [[maybe_unused]] auto w = ::write(ready[1], "r", 1);
       char c;

@@ -52,7 +52,7 @@ struct NetworkProxyOptions {
   std::chrono::milliseconds head_timeout{10'000};     // to receive the whole request
   std::chrono::milliseconds connect_timeout{10'000};  // per address dialled, and for the lookup
   std::size_t max_connections = 256;                  // more are closed on arrival
-  std::size_t relay_pipe_size = 64 * 1024;            // kernel buffer per direction and tunnel
+  std::size_t bulk_pipe_size = 1 << 20;               // kernel buffer of a busy tunnel direction
   RequestLimits limits;
   bool socks5 = true;
 };
@@ -310,7 +310,7 @@ class ProxySession : public std::enable_shared_from_this<ProxySession> {
     // are ordered by starting the relay from the send's completion.
     auto start_relay = [self = shared_from_this()] {
       self->relay_ = std::make_shared<SocketRelay>(std::move(self->client_), std::move(*self->upstream_),
-                                                   self->core_.options.relay_pipe_size);
+                                                   self->core_.options.bulk_pipe_size);
       self->upstream_.reset();
       try {
         self->relay_->start(std::move(self->pending_), [self] { self->close(); });

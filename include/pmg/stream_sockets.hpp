@@ -21,6 +21,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -166,14 +167,15 @@ class Listener : public std::enable_shared_from_this<Listener> {
 // protocols that half-close keep working; an error on either side closes both.
 //
 // The bytes never enter this process: each direction is a pipe that splice(2) fills from one
-// socket and drains into the other, so the kernel moves page references instead of copying
-// through a user buffer (on Linux 6.5 and later for TCP and Unix sockets alike). That keeps a
-// tunnel's resident memory at a few hundred bytes and its CPU cost near the direct path's.
+// socket and drains into the other, so the kernel moves page references where it can instead of
+// copying through a user buffer, and a tunnel's resident memory stays at a few hundred bytes.
+// A pipe starts at the kernel's default size (64 KiB) and grows to `bulk_pipe_size` once its
+// direction has carried 1 MiB: bulk downloads then need far fewer system calls, while the many
+// small or idle tunnels stay within the per-user pipe allowance (fs.pipe-user-pages-soft).
 class SocketRelay : public std::enable_shared_from_this<SocketRelay> {
  public:
-  // `pipe_size`: the kernel buffer per direction (rounded by the kernel to pages).
-  SocketRelay(StreamSocket a, StreamSocket b, std::size_t pipe_size)
-      : a_(std::move(a)), b_(std::move(b)), pipe_size_(pipe_size) {}
+  SocketRelay(StreamSocket a, StreamSocket b, std::size_t bulk_pipe_size)
+      : a_(std::move(a)), b_(std::move(b)), bulk_pipe_size_(bulk_pipe_size) {}
   ~SocketRelay() {
     for (Direction* d : {&a_to_b_, &b_to_a_})
       for (int fd : d->pipe)
@@ -192,7 +194,7 @@ class SocketRelay : public std::enable_shared_from_this<SocketRelay> {
         close();
         throw Error(std::string("cannot create a pipe for a relay: ") + std::strerror(err));
       }
-      ::fcntl(d->pipe[1], F_SETPIPE_SZ, static_cast<int>(pipe_size_));  // best effort: the default is 64 KiB
+      d->capacity = static_cast<std::size_t>(std::max(::fcntl(d->pipe[1], F_GETPIPE_SZ), 4096));
     }
     if (pending_to_b.empty()) {
       pump(a_to_b_);
@@ -222,9 +224,19 @@ class SocketRelay : public std::enable_shared_from_this<SocketRelay> {
     StreamSocket* from = nullptr;
     StreamSocket* to = nullptr;
     int pipe[2] = {-1, -1};  // [0] read end, [1] write end
-    std::size_t in_pipe = 0;   // bytes spliced in and not yet out
+    std::size_t capacity = 0;
+    std::size_t in_pipe = 0;  // bytes spliced in and not yet out
+    std::size_t moved = 0;
     bool ended = false;
   };
+
+  // Best effort: over the user's pipe allowance the kernel refuses, and the pipe keeps its size.
+  void grow(Direction& d) {
+    constexpr std::size_t bulk_threshold = 1 << 20;
+    if (d.moved < bulk_threshold || d.capacity >= bulk_pipe_size_) return;
+    const int size = ::fcntl(d.pipe[1], F_SETPIPE_SZ, static_cast<int>(bulk_pipe_size_));
+    d.capacity = size > 0 ? static_cast<std::size_t>(size) : bulk_pipe_size_;  // do not retry
+  }
 
   // Moves what is available, then waits for the socket that holds it up. A direction that
   // always has data yields to the event loop after a while, so one fast tunnel cannot starve
@@ -238,6 +250,8 @@ class SocketRelay : public std::enable_shared_from_this<SocketRelay> {
                                    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
         if (n > 0) {
           d.in_pipe -= static_cast<std::size_t>(n);
+          d.moved += static_cast<std::size_t>(n);
+          if (d.in_pipe == 0) grow(d);
         } else if (n < 0 && errno == EAGAIN) {
           return wait(d, *d.to, StreamSocket::wait_write);
         } else if (n < 0 && errno == EINTR) {
@@ -247,7 +261,7 @@ class SocketRelay : public std::enable_shared_from_this<SocketRelay> {
         }
         continue;
       }
-      const ssize_t n = ::splice(d.from->native_handle(), nullptr, d.pipe[1], nullptr, pipe_size_,
+      const ssize_t n = ::splice(d.from->native_handle(), nullptr, d.pipe[1], nullptr, d.capacity,
                                  SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (n > 0) {
         d.in_pipe = static_cast<std::size_t>(n);
@@ -279,7 +293,7 @@ class SocketRelay : public std::enable_shared_from_this<SocketRelay> {
 
   StreamSocket a_;
   StreamSocket b_;
-  std::size_t pipe_size_;
+  std::size_t bulk_pipe_size_;
   Direction a_to_b_;
   Direction b_to_a_;
   bool closed_ = false;

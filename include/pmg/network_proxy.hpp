@@ -95,6 +95,7 @@ struct ProxyCore {
   std::vector<std::shared_ptr<Listener>> listeners;
   std::unordered_map<ProxySession*, std::weak_ptr<ProxySession>> sessions;
   std::atomic<std::size_t> active{0};
+  std::atomic<std::size_t> refused{0};
   bool stopping = false;
 
   void accept(StreamSocket socket);
@@ -105,6 +106,7 @@ struct ProxyCore {
   void shutdown();
 
   void record_violation(const ProxyRequest& request, std::string_view rule, std::string_view reason) {
+    ++refused;
     log_debug("network proxy: refused {} {}: {}", describe_protocol(request), endpoint_string(request.host, request.port),
               reason);
     if (!event_log) return;
@@ -490,6 +492,8 @@ class NetworkProxy {
   std::uint16_t tcp_port() const { return tcp_port_; }
   // Client connections currently open (a request being read, dialled or relayed).
   std::size_t active_connections() const { return core_->active; }
+  // Connections refused by the policy so far (each has a violation record), for the run's summary.
+  std::size_t refused_connections() const { return core_->refused; }
 
  private:
   std::unique_ptr<detail::ProxyCore> core_;

@@ -125,6 +125,7 @@ TEST_CASE("proxy: a host not in the list gets 403 and a violation record", "[pro
   REQUIRE(forbidden(response));
   CHECK(body_of(response) == "pmg: example.org:443 matches no allow_outbound entry\n");
   REQUIRE(forbidden(p.exchange("GET http://www.denied.test/ HTTP/1.1\r\n\r\n")));
+  CHECK(p.proxy->refused_connections() == 2);
 
   const auto records = p.violations();
   REQUIRE(records.size() == 2);

@@ -141,7 +141,11 @@ class Listener : public std::enable_shared_from_this<Listener> {
           const int one = 1;
           ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
-        on_accept_(detail::adopt_socket(socket_.get_executor(), fd, family_));
+        try {
+          on_accept_(detail::adopt_socket(socket_.get_executor(), fd, family_));
+        } catch (const std::exception& e) {  // one connection failed; keep accepting the others
+          log_warn("cannot serve a connection: {}", e.what());
+        }
         continue;
       }
       if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;

@@ -112,13 +112,27 @@ inline DoctorResult run_doctor() {
   for (const LoadedBackend& b : setup.plugins.backends()) {
     const Availability a = b.backend->probe();
     if (b.record.name == "bubblewrap") bubblewrap_probe = a;
-    const bool selected = b.record.name == r.backend;
-    if (selected) r.works = a.available;
-    checks.push_back({"backend " + b.record.name,
-                      a.available ? CheckStatus::ok : selected ? CheckStatus::failed : CheckStatus::info,
-                      (a.available ? std::string("available") : "unavailable: " + a.reason) +
-                          (selected ? " (selected: " + backend_choice(*config) + ")" : " (not selected)"),
-                      a.available || !selected ? "" : a.fix});
+    const std::string enforcement = b.record.enforces ? "" : ", DOES NOT ENFORCE policies";
+    if (b.record.name != r.backend) {
+      checks.push_back({"backend " + b.record.name, a.available ? CheckStatus::ok : CheckStatus::info,
+                        (a.available ? std::string("available") : "unavailable: " + a.reason) + enforcement +
+                            " (not selected)",
+                        ""});
+      continue;
+    }
+    // The selected backend is judged by the host's own decision before a run.
+    try {
+      setup.available_backend();
+      r.works = true;
+      checks.push_back({"backend " + b.record.name, CheckStatus::ok,
+                        "available" + enforcement + " (selected: " + backend_choice(*config) + ")", ""});
+    } catch (const Error& e) {
+      checks.push_back({"backend " + b.record.name, CheckStatus::failed,
+                        std::string(e.what()) + " (selected: " + backend_choice(*config) + ")",
+                        !b.record.enforces ? fmt::format("use a backend that enforces: export PMG_SANDBOX_BACKEND={}",
+                                                         platform_default_backend)
+                                           : a.fix});
+    }
   }
   if (!setup.plugins.find_backend(r.backend))
     checks.push_back({"backend " + r.backend, CheckStatus::failed,

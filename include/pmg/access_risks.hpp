@@ -41,6 +41,12 @@ inline std::vector<std::string> path_directories(std::string_view path_variable)
   }
 }
 
+// "DIR/**" with a literal DIR: everything below DIR, which every backend applies as DIR itself
+// (created before the run when missing), never match by match.
+inline bool is_whole_tree(const std::string& entry) {
+  return entry.ends_with("/**") && !has_glob_chars(std::string_view(entry).substr(0, entry.size() - 3));
+}
+
 // Files every common shell runs at start-up, relative to HOME.
 inline constexpr std::array<std::string_view, 14> shell_startup_files{
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",

@@ -209,11 +209,12 @@ inline std::optional<Denial> parse_denial_line(std::string_view line, const Cont
   static const std::regex phrase(
       R"(: ((?:cannot|failed to|unable to) [a-z ]*?) '?([^':]+?)'?(?: for [a-z]+)?: (Permission denied|Read-only file system|Operation not permitted|No such file or directory)\s*$)");
   // bash, sh, cat: "bash: /x: Permission denied", "sh: 1: /x: Permission denied"; a relative path
-  // only right after a program's name at the start of the line ("cat: .env: Permission denied").
+  // only right after a program's name at the start of the line ("cat: .env: Permission denied",
+  // "/usr/bin/cat: .env: Permission denied").
   static const std::regex plain(
       R"((?:^|\s)(/[^:]*): (Permission denied|Read-only file system|Operation not permitted|No such file or directory)\s*$)");
   static const std::regex program_relative(
-      R"(^[a-z][a-z0-9_.+-]*: (?:(?:line )?[0-9]+: )?([^:/\s][^:]*): (Permission denied|Read-only file system|Operation not permitted|No such file or directory)\s*$)");
+      R"(^(?:/[^\s:]*/)?[a-z][a-z0-9_.+-]*: (?:(?:line )?[0-9]+: )?([^:/\s][^:]*): (Permission denied|Read-only file system|Operation not permitted|No such file or directory)\s*$)");
   // Name resolution and connections: node, curl, pip (urllib3).
   static const std::regex getaddrinfo(R"(\bgetaddrinfo (EAI_AGAIN|ENOTFOUND) ([A-Za-z0-9._-]+))");
   static const std::regex node_connect(R"(\bconnect (ENETUNREACH|EHOSTUNREACH|EACCES|EPERM) ([0-9A-Fa-f.:]+):([0-9]+))");
@@ -350,14 +351,14 @@ inline std::optional<Block> block_for(Operation op, const Policy& p, const std::
   return any_block(p, path, ctx);
 }
 
-// `path` if the host has it, else its nearest existing ancestor.
-inline std::string nearest_existing(const FsView& fs, std::string path) {
-  while (path != "/" && fs.type(fs.resolve(path)) == FileType::missing) path = join_path(path, "..");
-  return path;
-}
-
 inline bool exists_on_host(const FsView& fs, const std::string& path) {
   return fs.type(fs.resolve(path)) != FileType::missing;
+}
+
+// `path` if the host has it, else its nearest existing ancestor.
+inline std::string nearest_existing(const FsView& fs, std::string path) {
+  while (path != "/" && !exists_on_host(fs, path)) path = join_path(path, "..");
+  return path;
 }
 
 // The path among `path` and its ancestors through which `entry` (expanded) covers it.
@@ -368,10 +369,10 @@ inline std::string covering_point(const std::string& entry, std::string path) {
   return path;
 }
 
-// A backend that grants access by binding paths (bubblewrap) can apply an allow_write entry only
-// where it names something that exists, or a whole `DIR/**` tree (DIR is created before the run).
-// A write the policy allows on paper can therefore still be refused: creating a file an entry
-// names that does not exist yet. That refusal is explained against the entry.
+// A backend that grants access by binding paths (bubblewrap) expands a pattern against the files
+// present when the sandbox starts (a literal path and a whole `DIR/**` tree it creates first). A
+// write the policy allows on paper can therefore still be refused: creating a file that only a
+// pattern like `${CWD}/package.json.*` allows. That refusal is explained against the entry.
 inline std::optional<Block> unbound_write(const Policy& p, const std::string& path, const Context& ctx,
                                           const FsView& fs) {
   if (exists_on_host(fs, path)) return std::nullopt;
@@ -379,8 +380,8 @@ inline std::optional<Block> unbound_write(const Policy& p, const std::string& pa
   for (const std::string& entry : p.filesystem.allow_write) {
     const std::string expanded = expand_variables(entry, ctx, "policy entry");
     if (!rule_covers(expanded, path)) continue;
-    const bool whole_tree = expanded.ends_with("/**") && !has_glob_chars(expanded.substr(0, expanded.size() - 3));
-    if (whole_tree || exists_on_host(fs, covering_point(expanded, path))) return std::nullopt;
+    if (!has_glob_chars(expanded) || is_whole_tree(expanded) || exists_on_host(fs, covering_point(expanded, path)))
+      return std::nullopt;
     if (!first) first = Cover{entry, expanded};
   }
   if (!first) return std::nullopt;
@@ -408,7 +409,7 @@ inline std::string mandatory_why(const Block& b) {
   if (b.mandatory_write)
     return "pmg's mandatory deny \"" + entry + "\": a hook planted in .git/hooks runs code on your next git "
            "command, outside any sandbox";
-  return "pmg's mandatory deny \"" + entry + "\": credential stores (.ssh, .aws, .env, .npmrc tokens ...) are "
+  return "pmg's mandatory deny \"" + entry + "\": credential stores (.ssh, .aws, .env, .netrc, ...) are "
          "hidden from every sandboxed process";
 }
 
@@ -459,14 +460,14 @@ inline std::optional<Violation> explain_denial(const Denial& denial, const Polic
 
   const std::string& path = denial.target;
   Operation op = denial.operation;
-  const bool on_host = ec.fs.type(ec.fs.resolve(path)) != FileType::missing;
+  const bool on_host = detail::exists_on_host(ec.fs, path);
   if (denial.error == "ENOENT") {
     // A hidden path looks missing inside the sandbox. Only a path the host has is evidence, or,
     // for a path the host lacks too, creating it in a directory the host has but the sandbox does
     // not show (reading a path that exists nowhere fails with or without a sandbox).
     if (!on_host) {
       const std::string parent = join_path(path, "..");
-      if (op == Operation::read || op == Operation::exec || ec.fs.type(ec.fs.resolve(parent)) == FileType::missing ||
+      if (op == Operation::read || op == Operation::exec || !detail::exists_on_host(ec.fs, parent) ||
           !detail::read_block(policy, parent, ctx))
         return std::nullopt;
       op = Operation::write;
@@ -492,10 +493,10 @@ inline std::optional<Violation> explain_denial(const Denial& denial, const Polic
   std::vector<std::string> notes;
   if (block->unbound_allow) {
     value = detail::nearest_existing(ec.fs, path);
-    v.why = "the filesystem.allow_write entry \"" + block->cover->written + "\" of " + profile + " names it, but it "
-            "does not exist yet, and a backend that binds paths (bubblewrap) can make only existing paths writable: "
-            "the write fell to " + value + ", which is not writable";
-    notes.push_back("narrower: create " + path + " before the run (touch it), then the entry applies as written");
+    v.why = "the filesystem.allow_write pattern \"" + block->cover->written + "\" of " + profile + " matches it, but "
+            "it did not exist when the sandbox started, and a backend that binds paths (bubblewrap) applies a pattern "
+            "to the files present then: the write fell to " + value + ", which is not writable";
+    notes.push_back("narrower: create " + path + " before the run (touch it), then the pattern applies to it");
   } else if (block->cover) {
     const std::string list = block->kind == RuleKind::deny_exec ? "process.deny_exec" : "filesystem." + std::string(to_string(block->kind));
     v.why = "denied by the " + list + " entry \"" + block->cover->written + "\" of " + profile;

@@ -66,8 +66,6 @@ struct LinuxHostFacts {
   bool tmpdir_writable = true;
   bool tmpdir_noexec = false;
   std::optional<Availability> probe;  // the bubblewrap backend's own trial run, when it is loaded
-
-  bool operator==(const LinuxHostFacts&) const = default;
 };
 
 namespace detail {

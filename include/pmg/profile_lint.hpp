@@ -144,11 +144,6 @@ inline std::vector<LintDeny> denies_against(std::string_view key, const Policy& 
   return out;
 }
 
-// "DIR/**" with a literal DIR: every backend expresses it as DIR itself, it never falls back.
-inline bool is_whole_tree(const std::string& pattern) {
-  return pattern.ends_with("/**") && Glob(pattern).base_directory() == normalize_path(pattern.substr(0, pattern.size() - 3));
-}
-
 }  // namespace detail
 
 // The warnings for one profile. `doc` is the profile as written; `resolved` is it after
@@ -249,7 +244,7 @@ inline std::vector<LintFinding> lint_policy(const PolicyDocument& doc, const Pol
     const std::string_view key = e.field.key;
     const bool expanded_by_backend = key == "allow_read" || key == "allow_write" || key == "deny_read" ||
                                      key == "deny_write" || key == "deny_exec";
-    if (!expanded_by_backend || !has_glob_chars(e.expanded) || detail::is_whole_tree(e.expanded) ||
+    if (!expanded_by_backend || !has_glob_chars(e.expanded) || is_whole_tree(e.expanded) ||
         std::find(repeated.begin(), repeated.end(), &e) != repeated.end())
       continue;
     globs.emplace_back(e.expanded);

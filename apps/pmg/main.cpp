@@ -18,6 +18,7 @@
 #include "pmg/process.hpp"
 #include "pmg/sandbox_setup.hpp"
 #include "pmg/version.hpp"
+#include "pmg/violation_capture.hpp"
 
 extern char** environ;
 
@@ -135,6 +136,7 @@ struct RunRecord {
   std::vector<std::string> args;
   std::vector<std::string> packages;
   std::string profile;
+  bool exec = false;  // `pmg sandbox exec`, for the re-run line of `pmg sandbox explain`
 };
 
 // The one sandboxed path every command takes: resolve, check, log, launch, log.
@@ -165,7 +167,21 @@ int run_sandboxed(const SandboxSetup& setup, const SandboxOptions& options, cons
   log_debug("sandbox: backend {} profile {} ({}) command {}", backend.record.name, policy.name, policy.source,
             fmt::join(request.command, " "));
   const auto start = std::chrono::steady_clock::now();
-  const int status = backend.backend->launch(request);
+  std::vector<std::string> raw;
+  for (const auto& o : overrides) raw.push_back(o.raw);
+  RunDescription run;
+  run.id = new_run_id();  // also in the "run" record below, to join runs and their violations
+  const std::string run_id = run.id;
+  run.profile = profile;
+  run.profile_source = policy.source;
+  run.backend = backend.record.name;
+  run.exec = record.exec;
+  run.tool = record.tool.value_or("");
+  run.args = record.args;
+  run.overrides = raw;
+  run.cwd = setup.context.cwd;
+  const int status = launch_recording_violations([&] { return backend.backend->launch(request); }, policy,
+                                                 setup.context, std::move(run), setup.events);
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
 
   EventRecord event = make_event("run");
@@ -175,9 +191,8 @@ int run_sandboxed(const SandboxSetup& setup, const SandboxOptions& options, cons
   event.put("profile", policy.name);
   event.put("profile_source", policy.source);
   event.put("backend", backend.record.name);
-  std::vector<std::string> raw;
-  for (const auto& o : overrides) raw.push_back(o.raw);
   put_list(event, "overrides", raw);
+  event.put("run_id", run_id);
   event.put("cwd", setup.context.cwd);
   event.put("exit_status", status);
   event.put("duration_ms", elapsed.count());
@@ -238,7 +253,7 @@ int sandbox_exec(ArgCursor& args) {
   const std::string profile = options.pm ? setup.profile_name(*options.pm, options.profile) : *options.profile;
   std::vector<std::string> resolved = resolve_command(command);
   return run_sandboxed(setup, options, profile, std::move(resolved),
-                       RunRecord{options.pm, command, {}, profile});
+                       RunRecord{options.pm, command, {}, profile, true});
 }
 
 int sandbox_translate(ArgCursor& args) {

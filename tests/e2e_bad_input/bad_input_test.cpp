@@ -147,8 +147,8 @@ TEST_CASE("bad input: deeply nested YAML in config.yml", "[e2e][bad-input]") {
 }
 
 TEST_CASE("bad input: a list where a map is expected", "[e2e][bad-input]") {
-  SECTION("policy") { require_policy_refused(policy_head("listy") + "filesystem:\n  - /usr\n", {":3:", "must be a mapping"}); }
-  SECTION("config.yml") { require_config_refused("sandbox:\n  - enabled\n", {":2:", "must be a mapping"}); }
+  SECTION("policy") { require_policy_refused(policy_head("listy") + "filesystem:\n  - /usr\n", {":4:3:", "must be a mapping"}); }
+  SECTION("config.yml") { require_config_refused("sandbox:\n  - enabled\n", {":2:3:", "must be a mapping"}); }
 }
 
 TEST_CASE("bad input: an unknown key", "[e2e][bad-input]") {

@@ -1,14 +1,16 @@
 #include "host_changes.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string_view>
-#include <cstring>
 
 #include "pmg/error.hpp"
 #include "pmg/log.hpp"
@@ -21,18 +23,114 @@ bool exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
+bool owned_directory(const std::string& path, struct stat& st) {
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid();
+}
+
 // What a created file holds: JSON tools reject an empty file (npm fails on an empty
 // package.json), and an empty object is the neutral JSON document; anything else starts empty.
 std::string_view placeholder_content(const std::string& file) { return file.ends_with(".json") ? "{}\n" : ""; }
 
+int open_in(const std::string& dir, const char* name, int flags) {
+  const std::string path = dir + "/" + name;
+  const int fd = ::open(path.c_str(), flags | O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) throw Error("cannot open " + path + ": " + std::strerror(errno) + "; remove it, pmg recreates it");
+  return fd;
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buffer[4096];
+  ssize_t n;
+  for (off_t at = 0; (n = ::pread(fd, buffer, sizeof buffer, at)) > 0; at += n)
+    out.append(buffer, static_cast<std::size_t>(n));
+  return out;
+}
+
+// Journal records: a kind byte, the path, a NUL (paths may hold any other byte).
+constexpr char created_directory = 'd', created_file = 'f', mount_point = 'm';
+
+void undo_one(char kind, const std::string& path) {
+  if (kind == mount_point) {
+    if (::rmdir(path.c_str()) != 0 && errno != ENOENT && errno != ENOTDIR)
+      log_warn("could not remove the sandbox's mount point {}: {}", path, std::strerror(errno));
+  } else if (kind == created_file) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    std::ifstream in(path, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(in)), {});
+    if (content == placeholder_content(path)) ::unlink(path.c_str());  // no run wrote it
+  } else if (kind == created_directory) {
+    ::rmdir(path.c_str());  // kept if a run filled it (node_modules is the run's output)
+  }
+}
+
 }  // namespace
 
-HostChanges::~HostChanges() { undo(); }
+std::string host_changes_dir() {
+  struct stat st {};
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  // A runtime dir inherited from another user (su without a login) is not ours to use.
+  if (runtime != nullptr && runtime[0] == '/' && owned_directory(runtime, st)) return std::string(runtime) + "/pmg";
+  return "/tmp/pmg-" + std::to_string(::geteuid());
+}
+
+HostChanges::HostChanges(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error("cannot create " + dir + " (pmg's record of the paths a run adds to the host): " +
+                std::strerror(errno));
+  // Another user could have created it first (/tmp is shared) to tamper with the journal.
+  struct stat st {};
+  if (!owned_directory(dir, st) || (st.st_mode & 077) != 0)
+    throw Error(dir + " is not a private directory of this user (pmg keeps its record of the paths a run adds "
+                "to the host there); remove it and run again");
+  lock_fd_ = open_in(dir, "host-changes.lock", 0);
+  try {
+    journal_fd_ = open_in(dir, "host-changes", O_APPEND);
+  } catch (...) {
+    ::close(lock_fd_);
+    throw;
+  }
+  // Blocks only while the last run of a batch undoes the journal.
+  while (::flock(lock_fd_, LOCK_SH) != 0 && errno == EINTR) {
+  }
+}
+
+HostChanges::~HostChanges() {
+  ::flock(lock_fd_, LOCK_UN);
+  // Granted only when no other run holds its shared lock; a run starting now waits for the undo.
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0) undo_journal();
+  ::close(journal_fd_);
+  ::close(lock_fd_);  // releases the lock
+}
+
+void HostChanges::journal(char kind, const std::string& path) {
+  std::string record(1, kind);
+  record += path;
+  record.push_back('\0');
+  // One O_APPEND write per record, so records of concurrent runs never interleave.
+  if (::write(journal_fd_, record.data(), record.size()) != static_cast<ssize_t>(record.size()))
+    log_warn("could not record {} in pmg's journal: {}; remove it yourself after the run", path, std::strerror(errno));
+}
+
+void HostChanges::undo_journal() {
+  const std::string records = read_all(journal_fd_);
+  std::vector<std::string_view> entries;
+  for (std::size_t at = 0; at < records.size();) {
+    const std::size_t end = records.find('\0', at);
+    if (end == std::string::npos) break;  // a record cut by a crash mid-write
+    if (end > at + 1) entries.push_back(std::string_view(records).substr(at, end - at));
+    at = end + 1;
+  }
+  // Newest first: mount points and directories were journaled parents first.
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) undo_one(it->front(), std::string(it->substr(1)));
+  if (::ftruncate(journal_fd_, 0) != 0) log_warn("could not empty pmg's journal: {}", std::strerror(errno));
+}
 
 void HostChanges::create_directories(const std::vector<std::string>& dirs) {
   for (const std::string& dir : dirs) {
     if (::mkdir(dir.c_str(), 0777) == 0) {
-      created_.push_back(dir);
+      journal(created_directory, dir);
     } else if (errno != EEXIST) {
       throw Error("cannot create " + dir + " for the sandbox: " + std::strerror(errno) +
                   "; create it yourself or remove the allow_write rule that names it");
@@ -46,9 +144,10 @@ void HostChanges::create_files(const std::vector<std::string>& files) {
     if (fd >= 0) {
       const std::string_view content = placeholder_content(file);
       const bool written = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+      const int write_errno = errno;
       ::close(fd);
-      created_files_.push_back(file);
-      if (!written) throw Error("cannot write " + file + " for the sandbox: " + std::strerror(errno));
+      journal(created_file, file);
+      if (!written) throw Error("cannot write " + file + " for the sandbox: " + std::strerror(write_errno));
     } else if (errno != EEXIST) {
       throw Error("cannot create " + file + " for the sandbox: " + std::strerror(errno) +
                   "; create it yourself or remove the allow_write rule that names it");
@@ -58,29 +157,7 @@ void HostChanges::create_files(const std::vector<std::string>& files) {
 
 void HostChanges::expect_mount_points(const std::vector<std::string>& paths) {
   for (const std::string& path : paths)
-    if (!exists(path)) mount_points_.push_back(path);
-}
-
-std::vector<std::string> HostChanges::undo() {
-  std::vector<std::string> left;
-  for (auto it = mount_points_.rbegin(); it != mount_points_.rend(); ++it) {
-    if (::rmdir(it->c_str()) != 0 && errno != ENOENT) {
-      log_warn("could not remove the sandbox's mount point {}: {}", *it, std::strerror(errno));
-      left.push_back(*it);
-    }
-  }
-  mount_points_.clear();
-  for (const std::string& file : created_files_) {
-    struct stat st {};
-    if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    std::ifstream in(file, std::ios::binary);
-    const std::string content((std::istreambuf_iterator<char>(in)), {});
-    if (content == placeholder_content(file)) ::unlink(file.c_str());  // the run did not write it
-  }
-  created_files_.clear();
-  for (auto it = created_.rbegin(); it != created_.rend(); ++it) ::rmdir(it->c_str());  // kept if filled
-  created_.clear();
-  return left;
+    if (!exists(path)) journal(mount_point, path);
 }
 
 }  // namespace pmg::bubblewrap

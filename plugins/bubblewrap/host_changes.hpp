@@ -1,40 +1,49 @@
 #pragma once
-// The directories a run adds to the host, and their removal afterwards, so the host is left as it
-// was: mount points bwrap creates inside writable binds (a deny target that does not exist yet),
-// and directories created before the run for a writable DIR/** rule (node_modules).
+// The paths a run adds to the host, and their removal afterwards, so the host is left as it was:
+// mount points bwrap creates inside writable binds (a deny target that does not exist yet),
+// directories created before the run for a writable DIR/** rule (node_modules), and placeholder
+// files for literal allow_write rules.
+//
+// Runs of one user share these paths (two runs in one project both mount over `.git/hooks`), and
+// removing a path another run has mounted would detach that run's mount, deny included. So every
+// change is written to a journal shared by the user's runs, each run holds a shared lock while it
+// runs, and only a run that finds itself the last one (exclusive lock granted) undoes the journal:
+// its own changes, those of runs still going when it started, and those of runs that were killed.
 #include <string>
 #include <vector>
 
 namespace pmg::bubblewrap {
 
+// Where the journal and its lock live: $XDG_RUNTIME_DIR/pmg, or /tmp/pmg-UID without one.
+std::string host_changes_dir();
+
 class HostChanges {
  public:
-  HostChanges() = default;
+  // Opens (creating) the journal in `dir` and joins the runs in progress (shared lock). Throws
+  // Error naming the directory when it is not a private directory of this user.
+  explicit HostChanges(const std::string& dir);
   HostChanges(const HostChanges&) = delete;
   HostChanges& operator=(const HostChanges&) = delete;
+  // Leaves the runs in progress; the last one out undoes the journal.
   ~HostChanges();
 
-  // Creates each missing directory (parents first, as listed) and remembers it. Throws Error
+  // Creates each missing directory (parents first, as listed) and journals it. Throws Error
   // naming the directory when one cannot be created.
   void create_directories(const std::vector<std::string>& dirs);
 
   // Creates each listed file that does not exist (empty; "{}" for a .json file, which JSON tools
-  // need to parse) and remembers the ones it created.
+  // need to parse) and journals the ones it created.
   void create_files(const std::vector<std::string>& files);
 
-  // Remembers the listed paths that do not exist now: bwrap is about to create them.
+  // Journals the listed paths that do not exist now: bwrap is about to create them.
   void expect_mount_points(const std::vector<std::string>& paths);
 
-  // Removes what was remembered, deepest first, if it is still an empty directory; returns the
-  // mount points that could not be removed (something was put in them). A created directory
-  // the command filled (node_modules) stays: that is the run's intended output. A created file
-  // is removed if it still holds only its placeholder content.
-  std::vector<std::string> undo();
-
  private:
-  std::vector<std::string> created_;       // by create_directories
-  std::vector<std::string> created_files_;  // by create_files
-  std::vector<std::string> mount_points_;  // by bwrap
+  void journal(char kind, const std::string& path);
+  void undo_journal();
+
+  int lock_fd_ = -1;
+  int journal_fd_ = -1;
 };
 
 }  // namespace pmg::bubblewrap

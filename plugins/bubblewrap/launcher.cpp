@@ -111,7 +111,7 @@ int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::v
 
   int status;
   {
-    HostChanges host;
+    HostChanges host(host_changes_dir());
     host.create_directories(plan.create_before_run);
     host.create_files(plan.create_files_before_run);
     host.expect_mount_points(plan.created_mount_points);

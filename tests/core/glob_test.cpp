@@ -59,7 +59,7 @@ using Paths = std::vector<std::string>;
 
 }  // namespace
 
-TEST_CASE("has_glob_chars finds * ? [", "[glob]") {
+TEST_CASE("has_glob_chars finds the star, the question mark and the opening bracket", "[glob]") {
   CHECK(pmg::has_glob_chars("/a/*.js"));
   CHECK(pmg::has_glob_chars("/a/?"));
   CHECK(pmg::has_glob_chars("/a/[ab]"));

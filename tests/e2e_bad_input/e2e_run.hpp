@@ -148,8 +148,10 @@ class Scenario {
     config = root / "config";
     bin = home / "bin";  // under HOME, so a test profile can allow running the fake tools there
     logs = root / "logs";
+    runtime = root / "run";
     marker = project / "SENTINEL-RAN";
-    for (const auto& dir : {home, project, config, bin, logs}) fs::create_directories(dir);
+    for (const auto& dir : {home, project, config, bin, logs, runtime}) fs::create_directories(dir);
+    fs::permissions(runtime, fs::perms::owner_all);
     // A fake npm that only leaves the sentinel: if it ever runs, the test sees it.
     write_file(bin / "npm", "#!/bin/sh\ntouch '" + marker.string() + "'\n");
     fs::permissions(bin / "npm", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
@@ -179,6 +181,9 @@ class Scenario {
         "PMG_CONFIG_DIR=" + config.string(),
         "TMPDIR=/tmp",
         "LANG=C",
+        // The scenario's own journal of host changes: runs of parallel tests must not count as
+        // runs in progress here (the last run of a scenario undoes its changes).
+        "XDG_RUNTIME_DIR=" + runtime.string(),
     };
     // Sanitizer builds: keep their settings (e.g. the suppressions for plugin unloading).
     for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})
@@ -226,7 +231,7 @@ class Scenario {
 
   void add_runnable_profile() const { write_file(config / "profiles" / "e2e-test.yml", runnable_profile); }
 
-  fs::path root, home, project, config, bin, logs, marker;
+  fs::path root, home, project, config, bin, logs, runtime, marker;
 
  private:
   int runs_ = 0;

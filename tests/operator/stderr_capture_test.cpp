@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,10 @@ namespace {
 class Redirect {
  public:
   Redirect(int out, int err) : saved_out_(::dup(1)), saved_err_(::dup(2)) {
+    // Catch's own output (ctest's "Filters: ..." line) may still sit in the stdio buffer; it
+    // belongs to the real stdout, not to the pipe under test.
+    std::cout.flush();
+    std::fflush(nullptr);
     ::dup2(out, 1);
     ::dup2(err, 2);
   }

@@ -38,6 +38,7 @@
 #include "pmg/event_log.hpp"
 #include "pmg/log.hpp"
 #include "pmg/outbound_rules.hpp"
+#include "pmg/plugin.hpp"
 #include "pmg/proxy_request.hpp"
 #include "pmg/stream_sockets.hpp"
 
@@ -58,6 +59,17 @@ struct NetworkProxyOptions {
   RequestLimits limits;
   bool socks5 = true;
 };
+
+// The proxy for one sandboxed run: the request's network rules (named after its profile in
+// refusals), violations recorded for its tool in its event log. Listeners are the caller's.
+inline NetworkProxyOptions run_proxy_options(const LaunchRequest& request) {
+  NetworkProxyOptions options;
+  options.rules = OutboundRules(request.policy.network,
+                                request.policy.source.empty() ? request.policy.name : request.policy.source);
+  options.tool = request.tool;
+  options.event_log = request.event_log;
+  return options;
+}
 
 // The host's own interface addresses (getifaddrs), which the sandbox must not reach through an
 // allowed name: services bound to them are as local as those on 127.0.0.1.

@@ -2,14 +2,20 @@
 
 #include <unistd.h>
 
+#include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "availability.hpp"
 #include "launcher.hpp"
 #include "mount_plan.hpp"
 #include "pmg/error.hpp"
 #include "pmg/fs_view.hpp"
+#include "pmg/network_proxy.hpp"
+#include "pmg/proxy_environment.hpp"
+#include "runtime_dir.hpp"
 
 namespace pmg::bubblewrap {
 namespace {
@@ -17,6 +23,18 @@ namespace {
 std::string path_env() {
   const char* path = std::getenv("PATH");
   return path != nullptr && *path != '\0' ? path : "/usr/local/bin:/usr/bin:/bin";
+}
+
+// pmg-netbridge is installed next to the program that loaded this plugin (bin/ of the build tree
+// or of the install prefix).
+std::string netbridge_path() {
+  const std::filesystem::path bridge = boost::dll::program_location().parent_path().string() + "/pmg-netbridge";
+  if (::access(bridge.c_str(), X_OK) != 0)
+    throw Error("the policy allows outbound connections, which the sandbox makes through pmg-netbridge, but " +
+                bridge.string() + " is missing or not executable; reinstall pmg (it ships next to the pmg "
+                "program), or remove the policy's allow_outbound entries to run without network. The command "
+                "was not run");
+  return bridge.string();
 }
 
 }  // namespace
@@ -44,8 +62,28 @@ int BubblewrapBackend::launch(const LaunchRequest& request) const {
                 "); the command was not run");
   const std::optional<std::string> bwrap = find_bwrap(path_env());
   if (!bwrap) throw Error("bwrap disappeared from PATH; the command was not run");
-  const MountPlan plan = plan_mounts(request.policy, request.context, RealFs{});
-  return run_in_sandbox(*bwrap, plan, request.command, request.environment);
+  const std::string runtime = user_runtime_dir();
+
+  // With allow_outbound entries the sandbox's only way out is the filtering proxy, which runs on
+  // this side for as long as the sandbox does (destroyed after it, in reverse order).
+  std::optional<RunDirectory> proxy_dir;
+  std::optional<NetworkProxy> proxy;
+  ProxyEndpoint endpoint;
+  std::vector<std::string> environment = request.environment;
+  if (!request.policy.network.allow_outbound.empty()) {
+    endpoint.netbridge = netbridge_path();
+    proxy_dir.emplace(runtime, "net");
+    endpoint.host_dir = proxy_dir->path();
+  }
+  const MountPlan plan = plan_mounts(request.policy, request.context, RealFs{}, endpoint);
+  if (plan.network.filtered) {
+    NetworkProxyOptions options = run_proxy_options(request);
+    options.socket_path = endpoint.host_dir + "/" + proxy_socket_name;
+    proxy.emplace(std::move(options));
+    proxy->start();
+    apply_proxy_environment(environment, ProxyEnvironmentOptions{default_netbridge_port, true});
+  }
+  return run_in_sandbox(*bwrap, plan, request.command, environment, runtime);
 }
 
 }  // namespace pmg::bubblewrap

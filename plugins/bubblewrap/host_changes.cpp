@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -21,10 +21,6 @@ namespace {
 bool exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
-}
-
-bool owned_directory(const std::string& path, struct stat& st) {
-  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid();
 }
 
 // What a created file holds: JSON tools reject an empty file (npm fails on an empty
@@ -67,23 +63,7 @@ void undo_one(char kind, const std::string& path) {
 
 }  // namespace
 
-std::string host_changes_dir() {
-  struct stat st {};
-  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  // A runtime dir inherited from another user (su without a login) is not ours to use.
-  if (runtime != nullptr && runtime[0] == '/' && owned_directory(runtime, st)) return std::string(runtime) + "/pmg";
-  return "/tmp/pmg-" + std::to_string(::geteuid());
-}
-
 HostChanges::HostChanges(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    throw Error("cannot create " + dir + " (pmg's record of the paths a run adds to the host): " +
-                std::strerror(errno));
-  // Another user could have created it first (/tmp is shared) to tamper with the journal.
-  struct stat st {};
-  if (!owned_directory(dir, st) || (st.st_mode & 077) != 0)
-    throw Error(dir + " is not a private directory of this user (pmg keeps its record of the paths a run adds "
-                "to the host there); remove it and run again");
   lock_fd_ = open_in(dir, "host-changes.lock", 0);
   try {
     journal_fd_ = open_in(dir, "host-changes", O_APPEND);
@@ -122,8 +102,11 @@ void HostChanges::undo_journal() {
     if (end > at + 1) entries.push_back(std::string_view(records).substr(at, end - at));
     at = end + 1;
   }
-  // Newest first: mount points and directories were journaled parents first.
-  for (auto it = entries.rbegin(); it != entries.rend(); ++it) undo_one(it->front(), std::string(it->substr(1)));
+  // Children before their parents: a path sorts after every path it is inside. (Journal order
+  // is not enough: two runs creating nested directories may journal them in either order.)
+  std::sort(entries.begin(), entries.end(),
+            [](std::string_view a, std::string_view b) { return a.substr(1) > b.substr(1); });
+  for (std::string_view entry : entries) undo_one(entry.front(), std::string(entry.substr(1)));
   if (::ftruncate(journal_fd_, 0) != 0) log_warn("could not empty pmg's journal: {}", std::strerror(errno));
 }
 

@@ -14,13 +14,10 @@
 
 namespace pmg::bubblewrap {
 
-// Where the journal and its lock live: $XDG_RUNTIME_DIR/pmg, or /tmp/pmg-UID without one.
-std::string host_changes_dir();
-
 class HostChanges {
  public:
-  // Opens (creating) the journal in `dir` and joins the runs in progress (shared lock). Throws
-  // Error naming the directory when it is not a private directory of this user.
+  // Opens (creating) the journal in `dir` (user_runtime_dir()) and joins the runs in progress
+  // (shared lock). Throws Error naming the file when it cannot be opened.
   explicit HostChanges(const std::string& dir);
   HostChanges(const HostChanges&) = delete;
   HostChanges& operator=(const HostChanges&) = delete;

@@ -84,7 +84,7 @@ class TerminalModes {
 }  // namespace
 
 int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::vector<std::string>& command,
-                   const std::vector<std::string>& environment) {
+                   const std::vector<std::string>& environment, const std::string& runtime_dir) {
   if (command.empty() || command[0].empty() || command[0].front() != '/')
     throw Error("internal: the sandboxed command must start with an absolute path");
   for (const std::string& note : plan.notes) log_debug("bubblewrap plan: {}", note);
@@ -105,13 +105,14 @@ int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::v
   ProcessSpec spec;
   spec.argv = {bwrap, "--args", std::to_string(args_fd.get()), "--json-status-fd", std::to_string(status_fd.get()),
                "--"};
+  spec.argv.insert(spec.argv.end(), plan.network.command_prefix.begin(), plan.network.command_prefix.end());
   spec.argv.insert(spec.argv.end(), command.begin(), command.end());
   spec.environment = environment;
   spec.inherit_fds = {args_fd.get(), status_fd.get()};
 
   int status;
   {
-    HostChanges host(host_changes_dir());
+    HostChanges host(runtime_dir);
     host.create_directories(plan.create_before_run);
     host.create_files(plan.create_files_before_run);
     host.expect_mount_points(plan.created_mount_points);

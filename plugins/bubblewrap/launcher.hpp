@@ -11,9 +11,10 @@ namespace pmg::bubblewrap {
 // returns its exit status (128 + signal when it was killed). The arguments go to bwrap through a
 // memfd (--args), so no profile is too large for ARG_MAX; the debug log gets them as one pasteable
 // `Bubblewrap arguments: ...` line. Directories the plan creates on the host are removed again
-// afterwards, and the terminal's modes are restored. Throws Error when bwrap could not set up the
-// sandbox or start the command: then the command never ran.
+// afterwards (journaled in `runtime_dir`, see host_changes.hpp), and the terminal's modes are
+// restored. The plan's network prefix (pmg-netbridge) goes before the command. Throws Error when
+// bwrap could not set up the sandbox or start the command: then the command never ran.
 int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::vector<std::string>& command,
-                   const std::vector<std::string>& environment);
+                   const std::vector<std::string>& environment, const std::string& runtime_dir);
 
 }  // namespace pmg::bubblewrap

@@ -77,8 +77,8 @@ struct Rule {
 
 class Planner {
  public:
-  Planner(const Policy& policy, const Context& ctx, const FsView& fs)
-      : original_(policy), policy_(expand_policy(policy, ctx)), ctx_(ctx), fs_(fs) {}
+  Planner(const Policy& policy, const Context& ctx, const FsView& fs, const ProxyEndpoint& proxy)
+      : original_(policy), policy_(expand_policy(policy, ctx)), ctx_(ctx), fs_(fs), proxy_(proxy) {}
 
   MountPlan run() {
     deny_rules_ = collect_deny_rules();
@@ -90,6 +90,7 @@ class Planner {
     }
     add_options();
     mount_allows();
+    mount_proxy();
     plan_.mounts.push_back({MountKind::proc, "", "/proc", "a procfs of the sandbox's own PID namespace"});
     plan_.mounts.push_back({MountKind::dev, "", "/dev", "a minimal /dev: null, zero, random, tty, pts"});
     if (!policy_.allow_pty.value_or(false))
@@ -115,9 +116,19 @@ class Planner {
       o.push_back(ns);
     plan_.network = plan_network(policy_.network);
     plan_.notes.push_back("network: " + plan_.network.reason);
-    if (!plan_.network.share_host_network) o.push_back("--unshare-net");
+    o.push_back("--unshare-net");
     o.push_back("--cap-drop");
     o.push_back("ALL");
+  }
+
+  // ---- 3b. the way out to the filtering proxy -----------------------------------------------------
+  void mount_proxy() {
+    if (!plan_.network.filtered) return;
+    // Read-only is enough: connecting to a socket is not a write to its filesystem.
+    plan_.mounts.push_back({MountKind::read_only_bind, proxy_.host_dir, sandbox_proxy_dir,
+                            "the filtering proxy's socket (allow_outbound)"});
+    plan_.mounts.push_back({MountKind::read_only_bind, proxy_.netbridge, sandbox_netbridge,
+                            "pmg-netbridge: the sandbox's 127.0.0.1 proxy port, relayed to the socket"});
   }
 
   // ---- 2. and 3. read-only and writable binds --------------------------------------------------
@@ -471,6 +482,7 @@ class Planner {
   Policy policy_;
   const Context& ctx_;
   const FsView& fs_;
+  const ProxyEndpoint& proxy_;
   MountPlan plan_;
   MountTable table_;
   std::set<std::string> mirrored_;
@@ -482,8 +494,8 @@ class Planner {
 
 }  // namespace
 
-MountPlan plan_mounts(const Policy& policy, const Context& ctx, const FsView& fs) {
-  return Planner(policy, ctx, fs).run();
+MountPlan plan_mounts(const Policy& policy, const Context& ctx, const FsView& fs, const ProxyEndpoint& proxy) {
+  return Planner(policy, ctx, fs, proxy).run();
 }
 
 std::vector<std::string> render_arguments(const MountPlan& plan) {

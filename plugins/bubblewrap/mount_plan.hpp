@@ -15,6 +15,8 @@
 //      a bind already covers it; symlinks among them are recreated as symlinks;
 //   3. writable binds: allow_write and TMPDIR, after every read-only bind so that a path allowed
 //      for writing is writable wherever a read rule also names it (union of the allow lists);
+//      then, when allow_outbound has entries, the proxy's socket directory and pmg-netbridge
+//      (network_plan.hpp) at fixed paths of the sandbox's own root;
 //   4. --proc /proc and --dev /dev, then /dev/pts hidden unless allow_pty;
 //   5. deny protection: every directory between a writable mount and a deny target is bound
 //      onto itself, so rename(2) and rmdir(2) on it fail with EBUSY (`mv .git x` cannot move a
@@ -82,9 +84,10 @@ struct MountPlan {
   std::vector<std::string> warnings;
 };
 
-// The plan for running under `policy` (unexpanded: variables are expanded here against `ctx`).
+// The plan for running under `policy` (unexpanded: variables are expanded here against `ctx`),
+// reaching the filtering proxy at `proxy` when the policy allows outbound connections.
 // Throws Error for a policy that cannot be expanded (bad variable, malformed glob).
-MountPlan plan_mounts(const Policy& policy, const Context& ctx, const FsView& fs);
+MountPlan plan_mounts(const Policy& policy, const Context& ctx, const FsView& fs, const ProxyEndpoint& proxy = {});
 
 // The bwrap options that carry out `plan`, without the program and without `--`.
 std::vector<std::string> render_arguments(const MountPlan& plan);

@@ -6,7 +6,6 @@
 #include "pmg/fs_view.hpp"
 #include "pmg/log.hpp"
 #include "pmg/network_proxy.hpp"
-#include "pmg/outbound_rules.hpp"
 #include "pmg/proxy_environment.hpp"
 #include "sandbox_exec.hpp"
 #include "sbpl_profile.hpp"
@@ -37,12 +36,8 @@ int launch_with(const LaunchRequest& request, const std::string& sandbox_exec) {
   // Linux; the sandbox reaches nothing but the proxy's port. Stopped when this returns.
   std::optional<NetworkProxy> proxy;
   if (!request.policy.network.allow_outbound.empty()) {
-    NetworkProxyOptions proxy_options;
-    proxy_options.rules = OutboundRules(request.policy.network,
-                                        request.policy.source.empty() ? request.policy.name : request.policy.source);
+    NetworkProxyOptions proxy_options = run_proxy_options(request);
     proxy_options.listen_loopback_tcp = true;
-    proxy_options.tool = request.tool;
-    proxy_options.event_log = request.event_log;
     proxy.emplace(std::move(proxy_options));
     proxy->start();
     options.proxy_port = proxy->tcp_port();

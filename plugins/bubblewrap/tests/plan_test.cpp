@@ -261,16 +261,26 @@ TEST_CASE("writable DIR/** rules create missing directories before the run, neve
   CHECK(effective_access(plan, "/home/user/project/src/index.js") == Seen::read_only);
 }
 
-TEST_CASE("network: own namespace unless allow_outbound has entries") {
+TEST_CASE("network: always an own namespace; allow_outbound is reached only through the proxy") {
   Policy p = policy("name: n\npackage_managers: [npm]\nfilesystem:\n  allow_read: [\"${CWD}\"]\n");
-  CHECK(has_option(plan_mounts(p, user_context(), fake_machine()), "--unshare-net"));
-  p.network.deny_outbound = {"*:*"};
-  CHECK(has_option(plan_mounts(p, user_context(), fake_machine()), "--unshare-net"));
+  const MountPlan closed = plan_mounts(p, user_context(), fake_machine());
+  CHECK(has_option(closed, "--unshare-net"));
+  CHECK_FALSE(closed.network.filtered);
+  CHECK(closed.network.command_prefix.empty());
+  CHECK_FALSE(has_op(closed, MountKind::read_only_bind, sandbox_proxy_dir));
+
   p.network.allow_outbound = {"registry.npmjs.org:443"};
-  const MountPlan shared = plan_mounts(p, user_context(), fake_machine());
-  CHECK_FALSE(has_option(shared, "--unshare-net"));
-  CHECK(shared.network.share_host_network);
-  CHECK(shared.network.reason.find("deny_outbound is not enforced") != std::string::npos);
+  const ProxyEndpoint endpoint{"/run/user/1000/pmg/net.abc", "/opt/pmg/bin/pmg-netbridge"};
+  const MountPlan filtered = plan_mounts(p, user_context(), fake_machine(), endpoint);
+  CHECK(has_option(filtered, "--unshare-net"));
+  CHECK(filtered.network.filtered);
+  CHECK(std::count(filtered.mounts.begin(), filtered.mounts.end(),
+                   MountOp{MountKind::read_only_bind, endpoint.host_dir, sandbox_proxy_dir,
+                           "the filtering proxy's socket (allow_outbound)"}) == 1);
+  CHECK(has_op(filtered, MountKind::read_only_bind, sandbox_netbridge));
+  CHECK(filtered.network.command_prefix ==
+        std::vector<std::string>{sandbox_netbridge, "--listen", "127.0.0.1:3128", "--socket",
+                                 std::string(sandbox_proxy_dir) + "/proxy.sock", "--"});
 }
 
 TEST_CASE("allow_pty keeps /dev/pts; without it new terminals cannot be opened") {

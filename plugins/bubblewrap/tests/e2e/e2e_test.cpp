@@ -103,9 +103,15 @@ bool is_any_of(const fs::path& rel, std::initializer_list<const char*> names) {
   return false;
 }
 
+// The driver, with pmg-netbridge next to it as in an install (policies with allow_outbound).
+fs::path stage_driver(const StagingDir& stage) {
+  stage.add_executable(PMG_BINARY_DIR "/bin/pmg-netbridge");
+  return stage.add_executable(PMG_BWRAP_RUN);
+}
+
 void attacks_fail_and_installs_work(const std::optional<TestUser>& user) {
   const StagingDir stage(user ? "bwrap-e2e-user" : "bwrap-e2e-root");
-  const Scenario s{stage, user, stage.add_executable(PMG_BWRAP_RUN)};
+  const Scenario s{stage, user, stage_driver(stage)};
   const HostListener listener;
   const std::string port_env = "PMG_E2E_HOST_PORT=" + std::to_string(listener.port());
 
@@ -200,7 +206,7 @@ TEST_CASE("e2e as an unprivileged user: attacks fail, installs work, the host is
 
 TEST_CASE("e2e: arguments beyond ARG_MAX reach bwrap through --args", "[e2e]") {
   const StagingDir stage("bwrap-e2e-argmax");
-  const fs::path driver = stage.add_executable(PMG_BWRAP_RUN);
+  const fs::path driver = stage_driver(stage);
   const FakeHome home = FakeHome::create(stage.path(), std::nullopt);
   // Each allowed path goes through its own symlink, deep in a ~3.8 kB directory chain, whose
   // target is ~3.9 kB ("real/./././..."): the plan recreates every link with a --symlink that

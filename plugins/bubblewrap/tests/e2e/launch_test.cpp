@@ -25,9 +25,10 @@ using namespace pmg::test_support;
 struct Driver {
   StagingDir stage{"bwrap-launch"};
   FakeHome home = FakeHome::create(stage.path(), std::nullopt);
+  std::string policy = "npm-restrictive";
 
   std::vector<std::string> argv(const std::vector<std::string>& command) const {
-    std::vector<std::string> out{PMG_BWRAP_RUN,         "--policy", "npm-restrictive", "--home", home.home.string(),
+    std::vector<std::string> out{PMG_BWRAP_RUN,         "--policy", policy, "--home", home.home.string(),
                                  "--cwd",               home.project.string(), "--tmpdir", home.tmp.string(), "--"};
     out.insert(out.end(), command.begin(), command.end());
     return out;
@@ -75,10 +76,21 @@ TEST_CASE("without bwrap the launch fails closed and names the fix", "[e2e]") {
 }
 
 TEST_CASE("a sandbox bwrap cannot set up is an error, not an exit status", "[e2e]") {
-  const Driver d;
+  Driver d;
+  // Without allow_outbound bwrap starts the command itself.
+  d.policy = (d.stage.path() / "offline.yml").string();
+  write_file(d.policy, "name: offline\npackage_managers: [npm]\nfilesystem:\n  allow_read: [\"${CWD}\"]\n");
   const RunResult r = run_captured(d.argv({"/nonexistent/program"}));
   CHECK(r.status == 125);
   CHECK(r.output.find("could not set up the sandbox or start /nonexistent/program") != std::string::npos);
+}
+
+TEST_CASE("behind the network bridge, a command that cannot start is 127 with a message naming it", "[e2e]") {
+  const Driver d;  // npm-restrictive: allow_outbound, so pmg-netbridge starts the command
+  const RunResult r = run_captured(d.argv({"/nonexistent/program"}));
+  CHECK(r.status == 127);
+  CHECK(r.output.find("pmg-netbridge: cannot execute /nonexistent/program: No such file or directory") !=
+        std::string::npos);
 }
 
 TEST_CASE("the probe: available here, and a PATH without bwrap says what to install", "[e2e]") {

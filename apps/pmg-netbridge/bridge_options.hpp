@@ -1,6 +1,6 @@
 #pragma once
 // pmg-netbridge's command line:
-//   pmg-netbridge --listen 127.0.0.1:PORT --socket /path/proxy.sock -- COMMAND [ARGS...]
+//   pmg-netbridge --listen 127.0.0.1:PORT --socket /path/proxy.sock [--seccomp FILE] -- COMMAND [ARGS...]
 #include <boost/asio/ip/tcp.hpp>
 #include <string>
 #include <vector>
@@ -13,11 +13,13 @@ namespace pmg::netbridge {
 struct BridgeOptions {
   boost::asio::ip::tcp::endpoint listen;  // inside the sandbox's network namespace
   std::string socket_path;                // the filtering proxy's Unix socket
+  std::string seccomp_file;               // a BPF program the command runs under; empty: none
   std::vector<std::string> command;
 };
 
 inline constexpr const char* usage =
-    "usage: pmg-netbridge --listen 127.0.0.1:PORT --socket /path/to/proxy.sock -- COMMAND [ARGS...]";
+    "usage: pmg-netbridge --listen 127.0.0.1:PORT --socket /path/to/proxy.sock [--seccomp FILE] -- COMMAND "
+    "[ARGS...]";
 
 // Throws UsageError naming the argument that is wrong.
 inline BridgeOptions parse_bridge_arguments(const std::vector<std::string>& args) {
@@ -26,14 +28,14 @@ inline BridgeOptions parse_bridge_arguments(const std::vector<std::string>& args
   std::size_t i = 0;
   for (; i < args.size() && args[i] != "--"; ++i) {
     const std::string& flag = args[i];
-    if (flag != "--listen" && flag != "--socket")
+    if (flag != "--listen" && flag != "--socket" && flag != "--seccomp")
       throw UsageError("pmg-netbridge: unknown argument " + quote_for_message(flag) + "; " + usage);
     if (i + 1 == args.size()) throw UsageError("pmg-netbridge: " + flag + " needs a value; " + usage);
     const std::string& value = args[++i];
-    if (flag == "--socket") {
+    if (flag == "--socket" || flag == "--seccomp") {
       if (value.empty() || value.front() != '/')
-        throw UsageError("pmg-netbridge: --socket " + quote_for_message(value) + " must be an absolute path");
-      out.socket_path = value;
+        throw UsageError("pmg-netbridge: " + flag + " " + quote_for_message(value) + " must be an absolute path");
+      (flag == "--socket" ? out.socket_path : out.seccomp_file) = value;
       continue;
     }
     const std::size_t colon = value.rfind(':');

@@ -12,6 +12,9 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <fmt/core.h>
@@ -45,6 +48,19 @@ void bridge_connection(boost::asio::io_context& io, const std::string& socket_pa
           fmt::print(stderr, "pmg-netbridge: {}\n", e.what());
         }
       });
+}
+
+// The seccomp program bwrap would otherwise install: here it must spare the bridge, which needs
+// Unix sockets to reach the proxy, so only the command runs under it.
+std::vector<sock_filter> read_seccomp_program(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  if (!in.good() && !in.eof()) throw pmg::Error("cannot read the seccomp program " + file);
+  if (bytes.empty() || bytes.size() % sizeof(sock_filter) != 0 || bytes.size() / sizeof(sock_filter) > BPF_MAXINSNS)
+    throw pmg::Error("the seccomp program " + file + " is empty or malformed");
+  std::vector<sock_filter> program(bytes.size() / sizeof(sock_filter));
+  std::memcpy(program.data(), bytes.data(), bytes.size());
+  return program;
 }
 
 std::vector<std::string> current_environment() {
@@ -95,7 +111,9 @@ int main(int argc, char** argv) {
 
   int status = 0;
   try {
-    status = pmg::run_process(pmg::ProcessSpec{options.command, current_environment(), {}});
+    const std::vector<sock_filter> filter =
+        options.seccomp_file.empty() ? std::vector<sock_filter>{} : read_seccomp_program(options.seccomp_file);
+    status = pmg::run_process(pmg::ProcessSpec{options.command, current_environment(), {}}, filter);
   } catch (const pmg::Error& e) {
     fmt::print(stderr, "pmg-netbridge: {}\n", e.what());
     status = 127;

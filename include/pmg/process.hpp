@@ -3,7 +3,10 @@
 // wait for it, and return its status as a shell would (128 + signal when killed). Used by every
 // backend's launch and by the host's unsandboxed runs, so all of them behave the same.
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,13 +47,20 @@ inline std::vector<char*> c_strings(const std::vector<std::string>& strings) {
 }  // namespace detail
 
 // Returns the child's exit status, or 128 + signal number when it was killed. Throws Error when
-// the program cannot be started at all (the message names it).
-inline int run_process(const ProcessSpec& spec) {
+// the program cannot be started at all (the message names it). A non-empty `seccomp_filter` is
+// installed in the child (with no_new_privs) just before exec.
+inline int run_process(const ProcessSpec& spec, const std::vector<sock_filter>& seccomp_filter = {}) {
   if (spec.argv.empty()) throw Error("internal: run_process without a command");
   std::vector<char*> argv = detail::c_strings(spec.argv);
   std::vector<char*> envp = detail::c_strings(spec.environment);
 
-  // The child reports a failed exec through this close-on-exec pipe.
+  // The child reports a failed exec (or seccomp install) through this close-on-exec pipe.
+  struct ChildFailure {
+    int err;
+    bool seccomp;
+  };
+  const sock_fprog filter{static_cast<unsigned short>(seccomp_filter.size()),
+                          const_cast<sock_filter*>(seccomp_filter.data())};
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
 
@@ -81,9 +91,15 @@ inline int run_process(const ProcessSpec& spec) {
       if (flags >= 0) ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
     }
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    ::execve(argv[0], argv.data(), envp.data());
-    int err = errno;
-    [[maybe_unused]] auto n = ::write(report[1], &err, sizeof err);
+    ChildFailure failure{0, false};
+    if (!seccomp_filter.empty() && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                                         ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) != 0)) {
+      failure = {errno, true};
+    } else {
+      ::execve(argv[0], argv.data(), envp.data());
+      failure = {errno, false};
+    }
+    [[maybe_unused]] auto n = ::write(report[1], &failure, sizeof failure);
     ::_exit(127);
   }
 
@@ -93,10 +109,10 @@ inline int run_process(const ProcessSpec& spec) {
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   ::close(report[1]);
 
-  int exec_errno = 0;
+  ChildFailure failure{};
   ssize_t got;
   do {
-    got = ::read(report[0], &exec_errno, sizeof exec_errno);
+    got = ::read(report[0], &failure, sizeof failure);
   } while (got < 0 && errno == EINTR);
   ::close(report[0]);
 
@@ -110,8 +126,10 @@ inline int run_process(const ProcessSpec& spec) {
   for (std::size_t i = 0; i < std::size(detail::forwarded_signals); ++i)
     ::sigaction(detail::forwarded_signals[i], &previous[i], nullptr);
 
-  if (got == static_cast<ssize_t>(sizeof exec_errno))
-    throw Error("cannot execute " + spec.argv[0] + ": " + std::strerror(exec_errno));
+  if (got == static_cast<ssize_t>(sizeof failure) && failure.seccomp)
+    throw Error("cannot install the seccomp filter for " + spec.argv[0] + ": " + std::strerror(failure.err));
+  if (got == static_cast<ssize_t>(sizeof failure))
+    throw Error("cannot execute " + spec.argv[0] + ": " + std::strerror(failure.err));
   if (waited < 0) throw Error(std::string("waitpid: ") + std::strerror(errno));
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

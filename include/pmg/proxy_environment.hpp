@@ -65,11 +65,15 @@ inline void apply_proxy_environment(std::vector<std::string>& environment, const
   environment.insert(environment.end(), ours.begin(), ours.end());
 }
 
-// The command line that runs `command` under pmg-netbridge (the inverse of its argument parser).
+// The command line that runs `command` under pmg-netbridge (the inverse of its argument parser);
+// with `seccomp_file`, the bridge installs that seccomp program in the command before exec.
 inline std::vector<std::string> netbridge_command(const std::string& netbridge, const std::string& proxy_socket,
-                                                  std::uint16_t bridge_port, const std::vector<std::string>& command) {
+                                                  std::uint16_t bridge_port, const std::vector<std::string>& command,
+                                                  const std::string& seccomp_file = {}) {
   std::vector<std::string> out = {netbridge, "--listen", "127.0.0.1:" + std::to_string(bridge_port), "--socket",
-                                  proxy_socket, "--"};
+                                  proxy_socket};
+  if (!seccomp_file.empty()) out.insert(out.end(), {"--seccomp", seccomp_file});
+  out.push_back("--");
   out.insert(out.end(), command.begin(), command.end());
   return out;
 }

@@ -16,6 +16,7 @@
 #include "pmg/network_proxy.hpp"
 #include "pmg/proxy_environment.hpp"
 #include "runtime_dir.hpp"
+#include "socket_filter.hpp"
 
 namespace pmg::bubblewrap {
 namespace {
@@ -63,6 +64,9 @@ int BubblewrapBackend::launch(const LaunchRequest& request) const {
   const std::optional<std::string> bwrap = find_bwrap(path_env());
   if (!bwrap) throw Error("bwrap disappeared from PATH; the command was not run");
   const std::string runtime = user_runtime_dir();
+  // Joined before planning: the plan binds what exists now, and no other run may undo its
+  // changes (remove a directory this plan binds) until this one is over.
+  HostChanges host(runtime);
 
   // With allow_outbound entries the sandbox's only way out is the filtering proxy, which runs on
   // this side for as long as the sandbox does (destroyed after it, in reverse order).
@@ -81,9 +85,10 @@ int BubblewrapBackend::launch(const LaunchRequest& request) const {
     options.socket_path = endpoint.host_dir + "/" + proxy_socket_name;
     proxy.emplace(std::move(options));
     proxy->start();
+    if (plan.block_unix_sockets) write_private_file(endpoint.host_dir + "/" + socket_filter_name, unix_socket_filter_program());
     apply_proxy_environment(environment, ProxyEnvironmentOptions{default_netbridge_port, true});
   }
-  return run_in_sandbox(*bwrap, plan, request.command, environment, runtime);
+  return run_in_sandbox(*bwrap, plan, request.command, environment, host);
 }
 
 }  // namespace pmg::bubblewrap

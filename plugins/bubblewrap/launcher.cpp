@@ -8,12 +8,13 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <utility>
 
-#include "host_changes.hpp"
 #include "pmg/error.hpp"
 #include "pmg/log.hpp"
 #include "pmg/process.hpp"
 #include "shell_quote.hpp"
+#include "socket_filter.hpp"
 
 namespace pmg::bubblewrap {
 namespace {
@@ -21,6 +22,7 @@ namespace {
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   ~Fd() {
@@ -84,7 +86,7 @@ class TerminalModes {
 }  // namespace
 
 int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::vector<std::string>& command,
-                   const std::vector<std::string>& environment, const std::string& runtime_dir) {
+                   const std::vector<std::string>& environment, HostChanges& host) {
   if (command.empty() || command[0].empty() || command[0].front() != '/')
     throw Error("internal: the sandboxed command must start with an absolute path");
   for (const std::string& note : plan.notes) log_debug("bubblewrap plan: {}", note);
@@ -103,22 +105,30 @@ int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::v
   const Fd status_fd = memory_file("pmg-bwrap-status");
 
   ProcessSpec spec;
-  spec.argv = {bwrap, "--args", std::to_string(args_fd.get()), "--json-status-fd", std::to_string(status_fd.get()),
-               "--"};
+  spec.argv = {bwrap, "--args", std::to_string(args_fd.get()), "--json-status-fd", std::to_string(status_fd.get())};
+  spec.inherit_fds = {args_fd.get(), status_fd.get()};
+  // Without pmg-netbridge in front (it installs the filter itself, sparing its own socket), bwrap
+  // installs the Unix-socket filter on the command.
+  std::optional<Fd> filter_fd;
+  if (plan.block_unix_sockets && !plan.network.filtered) {
+    filter_fd.emplace(memory_file("pmg-socket-filter"));
+    write_all(filter_fd->get(), unix_socket_filter_program());
+    spec.argv.insert(spec.argv.end(), {"--seccomp", std::to_string(filter_fd->get())});
+    spec.inherit_fds.push_back(filter_fd->get());
+  }
+  spec.argv.push_back("--");
   spec.argv.insert(spec.argv.end(), plan.network.command_prefix.begin(), plan.network.command_prefix.end());
   spec.argv.insert(spec.argv.end(), command.begin(), command.end());
   spec.environment = environment;
-  spec.inherit_fds = {args_fd.get(), status_fd.get()};
 
   int status;
   {
-    HostChanges host(runtime_dir);
     host.create_directories(plan.create_before_run);
     host.create_files(plan.create_files_before_run);
     host.expect_mount_points(plan.created_mount_points);
     const TerminalModes terminal;
     status = run_process(spec);
-  }  // mount points removed, terminal restored
+  }  // terminal restored
 
   // bwrap reports the command's exit in its status; without that report the command never ran
   // (bwrap failed to set up the sandbox or to execute it) unless bwrap itself was killed.

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "host_changes.hpp"
 #include "mount_plan.hpp"
 
 namespace pmg::bubblewrap {
@@ -11,10 +12,11 @@ namespace pmg::bubblewrap {
 // returns its exit status (128 + signal when it was killed). The arguments go to bwrap through a
 // memfd (--args), so no profile is too large for ARG_MAX; the debug log gets them as one pasteable
 // `Bubblewrap arguments: ...` line. Directories the plan creates on the host are removed again
-// afterwards (journaled in `runtime_dir`, see host_changes.hpp), and the terminal's modes are
-// restored. The plan's network prefix (pmg-netbridge) goes before the command. Throws Error when
-// bwrap could not set up the sandbox or start the command: then the command never ran.
+// through `host` (see host_changes.hpp: it must have joined the runs in progress before the plan
+// looked at the host), and the terminal's modes are restored. The plan's network prefix
+// (pmg-netbridge) goes before the command. Throws Error when bwrap could not set up the sandbox or
+// start the command: then the command never ran.
 int run_in_sandbox(const std::string& bwrap, const MountPlan& plan, const std::vector<std::string>& command,
-                   const std::vector<std::string>& environment, const std::string& runtime_dir);
+                   const std::vector<std::string>& environment, HostChanges& host);
 
 }  // namespace pmg::bubblewrap

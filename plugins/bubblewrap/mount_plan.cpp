@@ -91,6 +91,7 @@ class Planner {
     add_options();
     mount_allows();
     mount_proxy();
+    mount_allowed_sockets();
     plan_.mounts.push_back({MountKind::proc, "", "/proc", "a procfs of the sandbox's own PID namespace"});
     plan_.mounts.push_back({MountKind::dev, "", "/dev", "a minimal /dev: null, zero, random, tty, pts"});
     if (!policy_.allow_pty.value_or(false))
@@ -114,7 +115,12 @@ class Planner {
     if (ctx_.uid == 0) o.push_back("--unshare-user");
     for (const char* ns : {"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"})
       o.push_back(ns);
-    plan_.network = plan_network(policy_.network);
+    plan_.block_unix_sockets = policy_.filesystem.allow_unix_sockets.empty();
+    plan_.notes.push_back(plan_.block_unix_sockets
+                              ? "unix sockets: no allow_unix_sockets entries, so socket(AF_UNIX) is refused (seccomp)"
+                              : "unix sockets: allowed; the listed sockets are bound, and any socket under a mounted "
+                                "path is reachable too");
+    plan_.network = plan_network(policy_.network, plan_.block_unix_sockets);
     plan_.notes.push_back("network: " + plan_.network.reason);
     o.push_back("--unshare-net");
     o.push_back("--cap-drop");
@@ -129,6 +135,21 @@ class Planner {
                             "the filtering proxy's socket (allow_outbound)"});
     plan_.mounts.push_back({MountKind::read_only_bind, proxy_.netbridge, sandbox_netbridge,
                             "pmg-netbridge: the sandbox's 127.0.0.1 proxy port, relayed to the socket"});
+  }
+
+  // ---- 3c. sockets the policy names ----------------------------------------------------------------
+  void mount_allowed_sockets() {
+    for (std::size_t i = 0; i < policy_.filesystem.allow_unix_sockets.size(); ++i) {
+      const std::string& path = policy_.filesystem.allow_unix_sockets[i];
+      const std::string rule = "allow_unix_sockets " + original_.filesystem.allow_unix_sockets[i];
+      if (has_glob_chars(path)) {
+        plan_.warnings.push_back(rule + ": globs are not supported for sockets on Linux; name the socket's path");
+      } else if (fs_.type(path) == FileType::missing) {
+        plan_.notes.push_back(rule + ": does not exist, skipped");
+      } else {
+        plan_.mounts.push_back({MountKind::read_only_bind, path, path, rule});
+      }
+    }
   }
 
   // ---- 2. and 3. read-only and writable binds --------------------------------------------------

@@ -16,7 +16,8 @@
 //   3. writable binds: allow_write and TMPDIR, after every read-only bind so that a path allowed
 //      for writing is writable wherever a read rule also names it (union of the allow lists);
 //      then, when allow_outbound has entries, the proxy's socket directory and pmg-netbridge
-//      (network_plan.hpp) at fixed paths of the sandbox's own root;
+//      (network_plan.hpp) at fixed paths of the sandbox's own root; then each existing socket
+//      allow_unix_sockets names, read-only (a socket under a hidden path stays hidden);
 //   4. --proc /proc and --dev /dev, then /dev/pts hidden unless allow_pty;
 //   5. deny protection: every directory between a writable mount and a deny target is bound
 //      onto itself, so rename(2) and rmdir(2) on it fail with EBUSY (`mv .git x` cannot move a
@@ -66,6 +67,9 @@ struct MountPlan {
   std::vector<MountOp> mounts;       // in the order bwrap must apply them
   std::string chdir;                 // working directory in the sandbox; empty: not visible
   NetworkPlan network;
+  // No allow_unix_sockets entry: the command may not create Unix sockets (socket_filter.hpp).
+  // Launch installs the filter: through pmg-netbridge when the network is filtered, else bwrap.
+  bool block_unix_sockets = true;
   // Directories launch creates on the host before the run, parents first: a writable
   // `DIR/**` rule whose DIR does not exist yet (node_modules). Removed after the run if empty.
   std::vector<std::string> create_before_run;

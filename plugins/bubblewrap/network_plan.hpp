@@ -17,6 +17,9 @@ namespace pmg::bubblewrap {
 inline constexpr const char* sandbox_proxy_dir = "/.pmg-network/proxy";
 inline constexpr const char* sandbox_netbridge = "/.pmg-network/pmg-netbridge";
 inline constexpr const char* proxy_socket_name = "proxy.sock";
+// The Unix-socket filter (socket_filter.hpp), in the proxy directory for pmg-netbridge to install
+// in the command: bwrap's own --seccomp would also bind the bridge, which needs the proxy socket.
+inline constexpr const char* socket_filter_name = "unix-sockets.bpf";
 
 // The host side, known only at launch: the run's private directory holding the proxy's socket,
 // and the pmg-netbridge executable. The defaults are what `pmg sandbox translate` shows.
@@ -32,11 +35,14 @@ struct NetworkPlan {
   std::vector<std::string> command_prefix;
 };
 
-inline NetworkPlan plan_network(const NetworkRules& rules) {
+// `block_unix_sockets`: whether the command runs under the Unix-socket filter.
+inline NetworkPlan plan_network(const NetworkRules& rules, bool block_unix_sockets) {
   if (rules.allow_outbound.empty())
     return {false, "no allow_outbound entries: the sandbox gets its own network namespace (loopback only)", {}};
-  std::vector<std::string> prefix = netbridge_command(
-      sandbox_netbridge, std::string(sandbox_proxy_dir) + "/" + proxy_socket_name, default_netbridge_port, {});
+  const std::string dir = sandbox_proxy_dir;
+  std::vector<std::string> prefix =
+      netbridge_command(sandbox_netbridge, dir + "/" + proxy_socket_name, default_netbridge_port, {},
+                        block_unix_sockets ? dir + "/" + socket_filter_name : std::string());
   return {true,
           "allow_outbound has " + std::to_string(rules.allow_outbound.size()) +
               " entries: the sandbox's own network namespace, left only through pmg's filtering proxy "

@@ -1,5 +1,6 @@
 #include "runtime_dir.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +34,14 @@ std::string user_runtime_dir() {
     throw Error(dir + " is not a private directory of this user (pmg keeps its run-time files there); "
                 "remove it and run again");
   return dir;
+}
+
+void write_private_file(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  const bool written = fd >= 0 && ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) throw Error("cannot write " + path + ": " + std::strerror(err));
 }
 
 RunDirectory::RunDirectory(const std::string& parent, const std::string& prefix) {

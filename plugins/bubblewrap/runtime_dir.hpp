@@ -10,6 +10,9 @@ namespace pmg::bubblewrap {
 // not a private directory of this user (someone else could plant sockets or edit the journal).
 std::string user_runtime_dir();
 
+// Writes `content` to a new file `path` (mode 0600, not following a symlink). Throws Error naming it.
+void write_private_file(const std::string& path, const std::string& content);
+
 // A fresh private directory inside `parent` for one run; removed (with what is left in it) by
 // the destructor.
 class RunDirectory {

@@ -21,6 +21,8 @@ TEST_CASE("pmg-netbridge arguments") {
            {"--listen", "127.0.0.1", "--socket", "/s", "--", "x"},
            {"--listen", "127.0.0.1:0", "--socket", "/s", "--", "x"},
            {"--listen", "127.0.0.1:1", "--socket", "relative.sock", "--", "x"},
+           {"--listen", "127.0.0.1:1", "--socket", "/s", "--seccomp", "filter.bpf", "--", "x"},
+           {"--listen", "127.0.0.1:1", "--socket", "/s", "--seccomp"},
            {"--socket", "/s", "--", "x"},
            {"--listen"},
            {"--verbose", "--", "x"}}) {
@@ -38,4 +40,8 @@ TEST_CASE("netbridge_command is what parse_bridge_arguments reads") {
   CHECK(o.listen.address().to_string() == "127.0.0.1");
   CHECK(o.socket_path == "/tmp/pmg-net-x/proxy.sock");
   CHECK(o.command == std::vector<std::string>{"/usr/bin/npm", "install", "--", "x"});
+  CHECK(o.seccomp_file.empty());
+  const auto filtered = pmg::netbridge_command("/b", "/p.sock", 3128, {"/bin/sh"}, "/p/unix-sockets.bpf");
+  CHECK(parse_bridge_arguments(std::vector<std::string>(filtered.begin() + 1, filtered.end())).seccomp_file ==
+        "/p/unix-sockets.bpf");
 }

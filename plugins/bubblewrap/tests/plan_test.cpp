@@ -283,6 +283,27 @@ TEST_CASE("network: always an own namespace; allow_outbound is reached only thro
                                  std::string(sandbox_proxy_dir) + "/proxy.sock", "--"});
 }
 
+TEST_CASE("unix sockets: refused unless allow_unix_sockets names one; a named socket is bound") {
+  Policy p = policy("name: n\npackage_managers: [npm]\nfilesystem:\n  allow_read: [\"${CWD}\"]\n");
+  CHECK(plan_mounts(p, user_context(), fake_machine()).block_unix_sockets);
+  p.network.allow_outbound = {"registry.npmjs.org:443"};
+  const MountPlan filtered = plan_mounts(p, user_context(), fake_machine());
+  // Behind the proxy the bridge installs the filter, sparing its own socket to the proxy.
+  const auto& prefix = filtered.network.command_prefix;
+  CHECK(std::find(prefix.begin(), prefix.end(), std::string(sandbox_proxy_dir) + "/" + socket_filter_name) !=
+        prefix.end());
+
+  FakeFs machine = fake_machine();
+  machine.add_file("/tmp/agent.sock");
+  p.filesystem.allow_unix_sockets = {"/tmp/agent.sock", "/run/missing.sock"};
+  const MountPlan named = plan_mounts(p, user_context(), machine);
+  CHECK_FALSE(named.block_unix_sockets);
+  CHECK(std::find(named.network.command_prefix.begin(), named.network.command_prefix.end(), "--seccomp") ==
+        named.network.command_prefix.end());
+  CHECK(has_op(named, MountKind::read_only_bind, "/tmp/agent.sock"));
+  CHECK_FALSE(has_op(named, MountKind::read_only_bind, "/run/missing.sock"));
+}
+
 TEST_CASE("allow_pty keeps /dev/pts; without it new terminals cannot be opened") {
   Policy p = policy("name: n\npackage_managers: [npm]\nfilesystem:\n  allow_read: [\"${CWD}\", /dev/null, /proc/self]\n");
   const MountPlan without = plan_mounts(p, user_context(), fake_machine());

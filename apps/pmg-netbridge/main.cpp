@@ -6,6 +6,7 @@
 // the socket decides every connection.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
@@ -72,6 +73,10 @@ std::vector<std::string> current_environment() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The command runs under the Unix-socket filter and the bridge does not; a command that could
+  // ptrace its parent (or open its /proc/PID/mem) would make the bridge connect for it. Not
+  // dumpable, the bridge can be traced only with CAP_SYS_PTRACE, which the sandbox drops.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   pmg::netbridge::BridgeOptions options;
   try {
     options = pmg::netbridge::parse_bridge_arguments(std::vector<std::string>(argv + 1, argv + argc));

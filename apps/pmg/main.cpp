@@ -46,9 +46,13 @@ options (before <pm>; everything after <pm> goes to the package manager untouche
   --debug                      debug logging (same as APP_LOG_LEVEL=debug)
 
 backends and what has been tested where:
-  bubblewrap (Linux)  enforced and attack-tested on Linux (Debian 12), as root and unprivileged
+  bubblewrap (Linux)  enforced and attack-tested on Linux (Debian 12), as root and unprivileged:
+                      files, credential variables, Unix sockets (seccomp), processes (PID
+                      namespace), and the network (own namespace; allow_outbound hosts only,
+                      through pmg's filtering proxy)
   seatbelt (macOS)    profile translation, escaping and rule order are tested on Linux; it has not
                       been executed under sandbox-exec in our CI
+details: docs/protection.md
 
 environment: PMG_CONFIG_DIR, PMG_PLUGIN_PATH, PMG_SANDBOX_BACKEND, APP_LOG_LEVEL, APP_LOG_FILE
 )";

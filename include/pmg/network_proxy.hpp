@@ -160,6 +160,9 @@ class ProxySession : public std::enable_shared_from_this<ProxySession> {
     client_.close(ignored);
     if (upstream_) upstream_->close(ignored);
     if (relay_) relay_->close();
+    // A continuation still waiting for a send holds this session: drop it, or the session keeps
+    // itself alive after the proxy stops. (One being run was moved out before it was called.)
+    after_send_ = nullptr;
   }
 
  private:

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -29,7 +28,8 @@ std::string path_env() {
 // pmg-netbridge is installed next to the program that loaded this plugin (bin/ of the build tree
 // or of the install prefix).
 std::string netbridge_path() {
-  const std::filesystem::path bridge = boost::dll::program_location().parent_path().string() + "/pmg-netbridge";
+  std::error_code ec;
+  const std::filesystem::path bridge = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "pmg-netbridge";
   if (::access(bridge.c_str(), X_OK) != 0)
     throw Error("the policy allows outbound connections, which the sandbox makes through pmg-netbridge, but " +
                 bridge.string() + " is missing or not executable; reinstall pmg (it ships next to the pmg "

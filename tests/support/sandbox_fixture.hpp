@@ -56,8 +56,20 @@ struct RunResult {
 // Runs argv (argv[0] absolute), as `user` through runuser when given, with `extra_env` (NAME=value)
 // set on top of this process's environment; stdin is /dev/null.
 inline RunResult run_captured(std::vector<std::string> argv, const std::optional<TestUser>& user = std::nullopt,
-                              const std::vector<std::string>& extra_env = {}) {
+                              std::vector<std::string> extra_env = {}) {
   if (user) argv.insert(argv.begin(), {runuser_path(), "-u", user->name, "--"});
+  // A run-time directory of its own: pmg's runs of one user share a journal of host changes there
+  // and only the last run undoes them, so runs of parallel tests would otherwise delay each
+  // other's clean-up past the moment a test compares the host tree.
+  std::string runtime = (fs::temp_directory_path() / "pmg-xdg-XXXXXX").string();
+  if (::mkdtemp(runtime.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  if (user && ::chown(runtime.c_str(), user->uid, user->gid) != 0) throw std::runtime_error("chown failed");
+  const auto remove_runtime = [&runtime] {
+    std::error_code ignored;
+    fs::remove_all(runtime, ignored);
+  };
+  if (std::none_of(extra_env.begin(), extra_env.end(), [](const std::string& x) { return x.starts_with("XDG_RUNTIME_DIR="); }))
+    extra_env.push_back("XDG_RUNTIME_DIR=" + runtime);
   // The inherited environment, with each NAME=value of extra_env replacing or adding NAME.
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -87,6 +99,7 @@ inline RunResult run_captured(std::vector<std::string> argv, const std::optional
   RunResult result;
   if (rc != 0) {
     ::close(pipe_fds[0]);
+    remove_runtime();
     result.output = "cannot start " + argv[0] + ": " + std::strerror(rc);
     return result;
   }
@@ -101,6 +114,7 @@ inline RunResult run_captured(std::vector<std::string> argv, const std::optional
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  remove_runtime();
   return result;
 }
 

@@ -2,6 +2,8 @@
 // a user file applied on top of it, strict errors with positions, unreadable paths.
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +19,9 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+using pmg::test_support::TempDir;
+using pmg::test_support::read_file;
 
 const std::string configs = std::string(PMG_SOURCE_DIR) + "/tests/fixtures/configs/";
 
@@ -46,25 +51,6 @@ class EnvGuard {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-// A fresh directory, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "pmg-config-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write_file(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+
+#include "support/unit_helpers.hpp"
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +13,9 @@
 
 namespace {
 
+using pmg::test_support::TempDir;
+using pmg::test_support::read_file;
+
 std::vector<std::string> names(std::vector<pmg::DirEntry> entries) {
   std::vector<std::string> out;
   for (const auto& e : entries) out.push_back(e.name);
@@ -18,18 +23,6 @@ std::vector<std::string> names(std::vector<pmg::DirEntry> entries) {
   return out;
 }
 
-// A fresh directory under /tmp, removed at scope end.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "pmg-fs-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    // Resolved so that tests compare against realpath even when /tmp is a symlink.
-    path = std::filesystem::canonical(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& rel) const { return (path / rel).string(); }
-};
 
 pmg::FakeFs sample() {
   pmg::FakeFs fs;

@@ -2,6 +2,8 @@
 // and the registry's rules on parents (built-in only, no chains, no unknown or custom parents).
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -11,8 +13,9 @@
 
 namespace {
 
-const std::string config_dir = std::string(PMG_SOURCE_DIR) + "/tests/fixtures/configs/full";
-const std::string profile_dir = config_dir + "/profiles";
+using pmg::test_support::fixture_config_dir;
+using pmg::test_support::fixture_profile_dir;
+
 
 pmg::Policy parent_policy() {
   pmg::Policy p;
@@ -110,7 +113,7 @@ TEST_CASE("inherit refuses a parent that itself inherits", "[inheritance]") {
 }
 
 TEST_CASE("a user profile inheriting a built-in gets the built-in's rules first", "[inheritance]") {
-  const pmg::ProfileRegistry registry(profile_dir, {});
+  const pmg::ProfileRegistry registry(fixture_profile_dir, {});
   const pmg::Policy npm = pmg::ProfileRegistry::builtin_only().resolve("npm-restrictive");
   const pmg::Policy r = registry.resolve("my-npm");
   // The parent is the built-in npm-restrictive even though a user profile shadows that name.
@@ -128,29 +131,29 @@ TEST_CASE("a user profile inheriting a built-in gets the built-in's rules first"
 }
 
 TEST_CASE("inheritance chains are rejected", "[inheritance]") {
-  const pmg::ProfileRegistry registry(profile_dir, {});
+  const pmg::ProfileRegistry registry(fixture_profile_dir, {});
   CHECK_THROWS_WITH(registry.resolve("child-of-npx"),
-                    profile_dir + "/child-of-npx.yml: profile 'child-of-npx' inherits 'npx', which itself inherits "
+                    fixture_profile_dir + "/child-of-npx.yml: profile 'child-of-npx' inherits 'npx', which itself inherits "
                     "'npm-restrictive'; inheritance is single-level: inherit from 'npm-restrictive' and copy the "
                     "rules you need from 'npx'");
 }
 
 TEST_CASE("an unknown parent is an error listing the built-in profiles", "[inheritance]") {
-  const pmg::ProfileRegistry registry(profile_dir, {});
+  const pmg::ProfileRegistry registry(fixture_profile_dir, {});
   CHECK_THROWS_WITH(registry.resolve("child-of-unknown"),
-                    profile_dir + "/child-of-unknown.yml: profile 'child-of-unknown' inherits 'npm-restrictve', which "
+                    fixture_profile_dir + "/child-of-unknown.yml: profile 'child-of-unknown' inherits 'npm-restrictve', which "
                     "is not a built-in profile; did you mean 'npm-restrictive'?; built-in profiles: npm-restrictive, "
                     "npx, pnpm-restrictive, pypi-restrictive");
 }
 
 TEST_CASE("a custom profile cannot be a parent", "[inheritance]") {
-  const pmg::ProfileRegistry registry(profile_dir, {{"corp-npm", config_dir + "/templates/corp-npm.yml"}});
+  const pmg::ProfileRegistry registry(fixture_profile_dir, {{"corp-npm", fixture_config_dir + "/templates/corp-npm.yml"}});
   CHECK_THROWS_WITH(registry.resolve("child-of-custom"),
-                    Catch::StartsWith(profile_dir + "/child-of-custom.yml: profile 'child-of-custom' inherits 'my-base', "
-                                      "which is a user profile (" + profile_dir + "/my-base.yml); a profile can inherit "
+                    Catch::StartsWith(fixture_profile_dir + "/child-of-custom.yml: profile 'child-of-custom' inherits 'my-base', "
+                                      "which is a user profile (" + fixture_profile_dir + "/my-base.yml); a profile can inherit "
                                       "only from a built-in profile"));
   CHECK_THROWS_WITH(registry.resolve("child-of-template"),
-                    Catch::Contains("inherits 'corp-npm', which is a template profile (" + config_dir +
+                    Catch::Contains("inherits 'corp-npm', which is a template profile (" + fixture_config_dir +
                                     "/templates/corp-npm.yml)"));
 }
 

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -8,16 +10,8 @@
 #include "pmg/mandatory.hpp"
 
 namespace {
-pmg::Context ctx() {
-  pmg::Context c;
-  c.home = "/home/u";
-  c.cwd = "/home/u/proj";
-  c.tmpdir = "/tmp";
-  return c;
-}
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using pmg::test_support::contains;
+using pmg::test_support::home_project_context;
 bool any_matches(const std::vector<std::string>& list, const std::string& path) {
   return std::any_of(list.begin(), list.end(), [&](const std::string& p) { return pmg::Glob(p).matches(path); });
 }
@@ -43,7 +37,7 @@ TEST_CASE("docs/mandatory-denies.md documents every credential name", "[mandator
 }
 
 TEST_CASE("mandatory_denies denies credentials under CWD and HOME, at the root and at any depth", "[mandatory]") {
-  const pmg::MandatoryDenies m = pmg::mandatory_denies(pmg::Policy{}, ctx());
+  const pmg::MandatoryDenies m = pmg::mandatory_denies(pmg::Policy{}, home_project_context());
   CHECK(m.deny_read_write.size() == 2 * 2 * pmg::credential_names.size());
   for (const char* root : {"/home/u/proj", "/home/u"}) {
     for (std::string_view name : pmg::credential_names) {
@@ -60,7 +54,7 @@ TEST_CASE("mandatory_denies denies credentials under CWD and HOME, at the root a
 }
 
 TEST_CASE("mandatory_denies covers the spec's protected files wherever they are", "[mandatory]") {
-  const pmg::MandatoryDenies m = pmg::mandatory_denies(pmg::Policy{}, ctx());
+  const pmg::MandatoryDenies m = pmg::mandatory_denies(pmg::Policy{}, home_project_context());
   const auto [path, denied] = GENERATE(table<std::string, bool>({
       {"/home/u/proj/.env", true},
       {"/home/u/proj/.env.local", true},
@@ -83,7 +77,7 @@ TEST_CASE("mandatory_denies always denies writing .git/hooks in CWD and HOME", "
   for (const std::optional<bool> allow : {std::optional<bool>{}, std::optional<bool>{false}, std::optional<bool>{true}}) {
     pmg::Policy p;
     p.allow_git_config = allow;
-    const pmg::MandatoryDenies m = pmg::mandatory_denies(p, ctx());
+    const pmg::MandatoryDenies m = pmg::mandatory_denies(p, home_project_context());
     CHECK(contains(m.deny_write, "/home/u/proj/.git/hooks"));
     CHECK(contains(m.deny_write, "/home/u/.git/hooks"));
   }
@@ -97,7 +91,7 @@ TEST_CASE("mandatory_denies denies writing .git/config unless allow_git_config i
   }));
   pmg::Policy p;
   p.allow_git_config = allow;
-  const pmg::MandatoryDenies m = pmg::mandatory_denies(p, ctx());
+  const pmg::MandatoryDenies m = pmg::mandatory_denies(p, home_project_context());
   CHECK(contains(m.deny_write, "/home/u/proj/.git/config") == denied);
   CHECK(contains(m.deny_write, "/home/u/.git/config") == denied);
   CHECK(m.deny_write.size() == (denied ? 4U : 2U));
@@ -107,11 +101,11 @@ TEST_CASE("mandatory_denies ignores the policy's lists", "[mandatory]") {
   pmg::Policy p;
   p.filesystem.allow_read = {"${HOME}/.ssh", "${HOME}/**"};
   p.filesystem.allow_write = {"${CWD}/.git/hooks"};
-  CHECK(pmg::mandatory_denies(p, ctx()) == pmg::mandatory_denies(pmg::Policy{}, ctx()));
+  CHECK(pmg::mandatory_denies(p, home_project_context()) == pmg::mandatory_denies(pmg::Policy{}, home_project_context()));
 }
 
 TEST_CASE("mandatory_denies lists a root once when CWD is HOME", "[mandatory]") {
-  pmg::Context c = ctx();
+  pmg::Context c = home_project_context();
   c.cwd = c.home;
   const pmg::MandatoryDenies m = pmg::mandatory_denies(pmg::Policy{}, c);
   CHECK(m.deny_read_write.size() == 2 * pmg::credential_names.size());
@@ -119,7 +113,7 @@ TEST_CASE("mandatory_denies lists a root once when CWD is HOME", "[mandatory]") 
 }
 
 TEST_CASE("mandatory_denies refuses a context without an absolute HOME", "[mandatory]") {
-  pmg::Context c = ctx();
+  pmg::Context c = home_project_context();
   c.home = "relative";
   CHECK_THROWS_WITH(pmg::mandatory_denies(pmg::Policy{}, c), Catch::Contains("${HOME}"));
 }

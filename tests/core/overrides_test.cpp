@@ -1,24 +1,18 @@
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include <algorithm>
 
 #include "pmg/overrides.hpp"
 
 namespace {
-pmg::Context ctx() {
-  pmg::Context c;
-  c.home = "/home/u";
-  c.cwd = "/home/u/proj";
-  c.tmpdir = "/tmp";
-  return c;
-}
+using pmg::test_support::home_project_context;
 using Strings = std::vector<std::string>;
-bool contains(const Strings& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using pmg::test_support::contains;
 Strings apply(pmg::Policy& p, const std::string& raw) {
-  const pmg::Override o = pmg::parse_override(raw, ctx());
-  return pmg::apply_overrides(p, std::span<const pmg::Override>(&o, 1), ctx());
+  const pmg::Override o = pmg::parse_override(raw, home_project_context());
+  return pmg::apply_overrides(p, std::span<const pmg::Override>(&o, 1), home_project_context());
 }
 }  // namespace
 
@@ -51,7 +45,7 @@ TEST_CASE("parse_override accepts each type and normalises paths against CWD", "
       {"env=_x1", T::env, "_x1"},
   }));
   CAPTURE(raw);
-  const pmg::Override o = pmg::parse_override(raw, ctx());
+  const pmg::Override o = pmg::parse_override(raw, home_project_context());
   CHECK(o.type == type);
   CHECK(o.value == value);
   CHECK(o.raw == raw);
@@ -88,8 +82,8 @@ TEST_CASE("parse_override errors name the flag value and list the accepted forms
       {"env=A-B", "not a variable name"},
   }));
   CAPTURE(raw);
-  CHECK_THROWS_AS(pmg::parse_override(raw, ctx()), pmg::UsageError);
-  CHECK_THROWS_WITH(pmg::parse_override(raw, ctx()),
+  CHECK_THROWS_AS(pmg::parse_override(raw, home_project_context()), pmg::UsageError);
+  CHECK_THROWS_WITH(pmg::parse_override(raw, home_project_context()),
                     Catch::Contains("--sandbox-allow \"" + raw + "\"") && Catch::Contains(problem) &&
                         Catch::Contains("accepted forms: read=PATH") && Catch::Contains("net-connect=HOST:PORT") &&
                         Catch::Contains("env=NAME"));
@@ -159,12 +153,12 @@ TEST_CASE("apply_overrides warns when a parent directory stays denied", "[overri
 TEST_CASE("an override can never remove a mandatory deny", "[overrides]") {
   pmg::Policy p;
   p.filesystem.deny_read = {"${HOME}/.ssh/id_rsa"};
-  const pmg::MandatoryDenies before = pmg::mandatory_denies(p, ctx());
+  const pmg::MandatoryDenies before = pmg::mandatory_denies(p, home_project_context());
   const Strings warnings = apply(p, "read=/home/u/.ssh/id_rsa");
   // The policy's own exact entry goes, but the mandatory list is not made of policy entries.
   CHECK(p.filesystem.deny_read.empty());
   CHECK(contains(p.filesystem.allow_read, "/home/u/.ssh/id_rsa"));
-  const pmg::MandatoryDenies after = pmg::mandatory_denies(p, ctx());
+  const pmg::MandatoryDenies after = pmg::mandatory_denies(p, home_project_context());
   CHECK(after == before);
   CHECK(contains(after.deny_read_write, "/home/u/.ssh"));
   REQUIRE(warnings.size() == 1);
@@ -173,10 +167,10 @@ TEST_CASE("an override can never remove a mandatory deny", "[overrides]") {
 
 TEST_CASE("a write override cannot open .git/hooks or, by default, .git/config", "[overrides]") {
   pmg::Policy p;
-  const pmg::MandatoryDenies before = pmg::mandatory_denies(p, ctx());
+  const pmg::MandatoryDenies before = pmg::mandatory_denies(p, home_project_context());
   const Strings w1 = apply(p, "write=.git/hooks/pre-commit");
   const Strings w2 = apply(p, "write=.git/config");
-  CHECK(pmg::mandatory_denies(p, ctx()) == before);
+  CHECK(pmg::mandatory_denies(p, home_project_context()) == before);
   REQUIRE(w1.size() == 1);
   CHECK_THAT(w1[0], Catch::Contains("/home/u/proj/.git/hooks"));
   REQUIRE(w2.size() == 1);
@@ -206,9 +200,9 @@ TEST_CASE("net-bind sets allow_network_bind and warns for a host beyond localhos
 TEST_CASE("apply_overrides applies several overrides in order", "[overrides]") {
   pmg::Policy p;
   p.filesystem.deny_write = {"/home/u/proj/.gitignore"};
-  const std::vector<pmg::Override> overrides{pmg::parse_override("write=./.gitignore", ctx()),
-                                             pmg::parse_override("exec=/usr/bin/curl", ctx())};
-  CHECK(pmg::apply_overrides(p, overrides, ctx()).empty());
+  const std::vector<pmg::Override> overrides{pmg::parse_override("write=./.gitignore", home_project_context()),
+                                             pmg::parse_override("exec=/usr/bin/curl", home_project_context())};
+  CHECK(pmg::apply_overrides(p, overrides, home_project_context()).empty());
   CHECK(p.filesystem.deny_write.empty());
   CHECK(p.process.allow_exec == Strings{"/usr/bin/curl"});
 }

@@ -2,6 +2,8 @@
 // template > user > built-in, direct paths, listing, and the errors for unknown names.
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -13,19 +15,18 @@
 
 namespace {
 
+using pmg::test_support::fixture_config_dir;
+using pmg::test_support::fixture_profile_dir;
+
 const std::string fixtures = std::string(PMG_SOURCE_DIR) + "/tests/fixtures/";
-const std::string config_dir = fixtures + "configs/full";
-const std::string profile_dir = config_dir + "/profiles";
 
 pmg::ProfileRegistry fixture_registry() {
-  return pmg::ProfileRegistry(profile_dir, {{"corp-npm", config_dir + "/templates/corp-npm.yml"},
-                                            {"my-npm", config_dir + "/templates/my-npm-template.yml"},
-                                            {"missing", config_dir + "/templates/missing.yml"}});
+  return pmg::ProfileRegistry(fixture_profile_dir, {{"corp-npm", fixture_config_dir + "/templates/corp-npm.yml"},
+                                            {"my-npm", fixture_config_dir + "/templates/my-npm-template.yml"},
+                                            {"missing", fixture_config_dir + "/templates/missing.yml"}});
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
+using pmg::test_support::contains;
 
 // Every allow list that grants access to a path.
 std::vector<std::string> path_allows(const pmg::Policy& p) {
@@ -168,12 +169,12 @@ TEST_CASE("a name is a template first, then a user profile, then a built-in", "[
   const pmg::ProfileRegistry registry = fixture_registry();
   const pmg::ProfileEntry from_template = registry.find("my-npm");
   CHECK(from_template.origin == pmg::ProfileOrigin::policy_template);
-  CHECK(from_template.source == config_dir + "/templates/my-npm-template.yml");
+  CHECK(from_template.source == fixture_config_dir + "/templates/my-npm-template.yml");
   CHECK(registry.resolve("my-npm").name == "my-npm-template");
 
   const pmg::ProfileEntry user = registry.find("npm-restrictive");
   CHECK(user.origin == pmg::ProfileOrigin::user);
-  CHECK(user.source == profile_dir + "/npm-restrictive.yml");
+  CHECK(user.source == fixture_profile_dir + "/npm-restrictive.yml");
   CHECK(registry.resolve("npm-restrictive").name == "npm-restrictive-local");
 
   const pmg::ProfileEntry builtin = registry.find("pypi-restrictive");
@@ -184,7 +185,7 @@ TEST_CASE("a name is a template first, then a user profile, then a built-in", "[
 }
 
 TEST_CASE("a template may replace a built-in and extend it under its own name", "[registry]") {
-  const pmg::ProfileRegistry registry(profile_dir, {{"pnpm-restrictive", config_dir + "/templates/pnpm-override.yml"}});
+  const pmg::ProfileRegistry registry(fixture_profile_dir, {{"pnpm-restrictive", fixture_config_dir + "/templates/pnpm-override.yml"}});
   const pmg::Policy p = registry.resolve("pnpm-restrictive");
   CHECK(p.name == "pnpm-custom");
   CHECK(p.inherits == std::optional<std::string>("pnpm-restrictive"));
@@ -199,7 +200,7 @@ TEST_CASE("paths are loaded directly", "[registry]") {
   CHECK_FALSE(pmg::ProfileRegistry::is_path("npm-restrictive"));
 
   const pmg::ProfileRegistry registry = pmg::ProfileRegistry::builtin_only();
-  const std::string file = profile_dir + "/my-npm.yml";
+  const std::string file = fixture_profile_dir + "/my-npm.yml";
   CHECK(registry.find(file).origin == pmg::ProfileOrigin::path);
   const pmg::Policy p = registry.resolve(file);
   CHECK(p.name == "my-npm");
@@ -227,22 +228,22 @@ TEST_CASE("list shows every profile with its origin in lookup order", "[registry
                         "child-of-npx user", "child-of-template user", "child-of-unknown user", "grants-nothing user",
                         "my-base user", "my-npm user shadowed", "npm-restrictive user", "npm-restrictive builtin shadowed",
                         "npx builtin", "pnpm-restrictive builtin", "pypi-restrictive builtin"});
-  CHECK(entries.front().source == config_dir + "/templates/corp-npm.yml");
+  CHECK(entries.front().source == fixture_config_dir + "/templates/corp-npm.yml");
 }
 
 TEST_CASE("registry errors name the file and the fix", "[registry]") {
   const pmg::ProfileRegistry registry = fixture_registry();
   CHECK_THROWS_WITH(registry.resolve("missing"),
                     Catch::StartsWith("policy template 'missing' (sandbox.policy_templates.missing.path in config.yml): "
-                                      "cannot read policy file " + config_dir + "/templates/missing.yml"));
+                                      "cannot read policy file " + fixture_config_dir + "/templates/missing.yml"));
   CHECK_THROWS_WITH(registry.resolve("broken"),
-                    Catch::StartsWith(profile_dir + "/broken.yaml:4:3: unknown key 'alow_read' in filesystem; did you mean 'allow_read'?"));
+                    Catch::StartsWith(fixture_profile_dir + "/broken.yaml:4:3: unknown key 'alow_read' in filesystem; did you mean 'allow_read'?"));
   CHECK_THROWS_WITH(registry.resolve("grants-nothing"),
-                    Catch::StartsWith(profile_dir + "/grants-nothing.yml: policy 'grants-nothing' allows nothing"));
+                    Catch::StartsWith(fixture_profile_dir + "/grants-nothing.yml: policy 'grants-nothing' allows nothing"));
   // A "profile directory" that is a file cannot be listed.
-  const pmg::ProfileRegistry not_a_dir(config_dir + "/config.yml", {});
+  const pmg::ProfileRegistry not_a_dir(fixture_config_dir + "/config.yml", {});
   CHECK_THROWS_WITH(not_a_dir.list(),
-                    Catch::StartsWith("cannot read the user profile directory " + config_dir + "/config.yml"));
+                    Catch::StartsWith("cannot read the user profile directory " + fixture_config_dir + "/config.yml"));
   CHECK(not_a_dir.resolve("npx").name == "npx");  // lookups of other names are unaffected
   const pmg::ProfileRegistry ambiguous(fixtures + "user_profiles_ambiguous", {});
   CHECK_THROWS_WITH(ambiguous.resolve("dup"), Catch::Contains("user profile 'dup' exists twice"));
@@ -250,9 +251,9 @@ TEST_CASE("registry errors name the file and the fix", "[registry]") {
 }
 
 TEST_CASE("a registry from a config uses its profile dir and templates", "[registry]") {
-  const pmg::Config config = pmg::load_config(config_dir);
+  const pmg::Config config = pmg::load_config(fixture_config_dir);
   const pmg::ProfileRegistry registry = pmg::ProfileRegistry::from_config(config);
-  CHECK(registry.user_profile_dir() == profile_dir);
+  CHECK(registry.user_profile_dir() == fixture_profile_dir);
   CHECK(registry.find("corp-npm").origin == pmg::ProfileOrigin::policy_template);
   const pmg::Policy corp = registry.resolve("corp-npm");
   CHECK(contains(corp.network.allow_outbound, "npm.corp.example:443"));

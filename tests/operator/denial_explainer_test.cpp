@@ -2,12 +2,14 @@
 // suggesting only flags that, applied as the host applies them, allow the operation.
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include "pmg/denial_explainer.hpp"
 #include "pmg/profile_registry.hpp"
 
 namespace {
 
-const pmg::Context ctx{"/home/u", "/work/proj", "/tmp", 1000, 1000};
+using pmg::test_support::work_project_context;
 
 pmg::FakeFs host() {
   pmg::FakeFs fs;
@@ -25,14 +27,14 @@ pmg::FakeFs host() {
 pmg::Policy npm_restrictive() { return pmg::ProfileRegistry::builtin_only().resolve("npm-restrictive"); }
 
 pmg::Denial parse(const std::string& line) {
-  const auto d = pmg::parse_denial_line(line, ctx);
+  const auto d = pmg::parse_denial_line(line, work_project_context());
   INFO(line);
   REQUIRE(d.has_value());
   return *d;
 }
 
 std::optional<pmg::Violation> explain(const std::string& line, const pmg::Policy& policy, const pmg::FsView& fs) {
-  const pmg::ExplainContext ec{ctx, fs, {"/usr/bin", "/bin"}};
+  const pmg::ExplainContext ec{work_project_context(), fs, {"/usr/bin", "/bin"}};
   return pmg::explain_denial(parse(line), policy, ec);
 }
 
@@ -42,11 +44,11 @@ void check_flag_allows(const std::string& line, const pmg::Policy& policy, const
                        const pmg::Violation& v) {
   REQUIRE_FALSE(v.allow.empty());
   pmg::Policy allowed = policy;
-  const pmg::Override o = pmg::parse_override(v.allow, ctx);
-  pmg::apply_overrides(allowed, std::span(&o, 1), ctx);
+  const pmg::Override o = pmg::parse_override(v.allow, work_project_context());
+  pmg::apply_overrides(allowed, std::span(&o, 1), work_project_context());
   pmg::Denial denial = parse(line);
   denial.operation = v.operation;
-  CHECK_FALSE(pmg::explain_denial(denial, allowed, pmg::ExplainContext{ctx, fs, {}}).has_value());
+  CHECK_FALSE(pmg::explain_denial(denial, allowed, pmg::ExplainContext{work_project_context(), fs, {}}).has_value());
 }
 
 }  // namespace
@@ -105,7 +107,7 @@ TEST_CASE("error messages of npm, node, Python, sh, bash and coreutils are read"
   for (const char* ignored : {"added 1 package in 2s", "ENOENT", "Error: spawn curl ENOENT",
                               "Error: thing: Permission denied", "npm warn some words: Permission denied",
                               "npm error path /work/proj/x", "[Errno -3] Temporary failure in name resolution"})
-    CHECK_FALSE(pmg::parse_denial_line(ignored, ctx).has_value());
+    CHECK_FALSE(pmg::parse_denial_line(ignored, work_project_context()).has_value());
 }
 
 TEST_CASE("a write outside allow_write: the flag names the path, or its directory while it does not exist",
@@ -269,7 +271,7 @@ TEST_CASE("output lines become distinct violations", "[denial]") {
       "cat: /work/proj/.env: Permission denied",
       "Error: EACCES: permission denied, open '/work/proj/node_modules/ok'",
   };
-  const auto violations = pmg::violations_in_output(lines, npm_restrictive(), pmg::ExplainContext{ctx, fs, {}});
+  const auto violations = pmg::violations_in_output(lines, npm_restrictive(), pmg::ExplainContext{work_project_context(), fs, {}});
   REQUIRE(violations.size() == 2);
   CHECK(violations[0].target == "/work/proj/out.txt");
   CHECK(violations[1].target == "/work/proj/.env");

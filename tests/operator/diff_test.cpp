@@ -1,13 +1,15 @@
 // profile_diff.hpp: rule-by-rule differences between resolved profiles.
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include "pmg/inheritance.hpp"
 #include "pmg/profile_diff.hpp"
 #include "pmg/profile_registry.hpp"
 
 namespace {
 
-const pmg::Context ctx{"/home/u", "/work/proj", "/tmp", 1000, 1000};
+using pmg::test_support::work_project_context;
 
 const pmg::FieldDiff* find(const std::vector<pmg::FieldDiff>& diff, const std::string& field) {
   for (const auto& d : diff)
@@ -20,12 +22,12 @@ const pmg::FieldDiff* find(const std::vector<pmg::FieldDiff>& diff, const std::s
 TEST_CASE("a profile compared with itself has no differences", "[diff]") {
   const pmg::ProfileRegistry registry = pmg::ProfileRegistry::builtin_only();
   const pmg::Policy p = registry.resolve("npm-restrictive");
-  CHECK(pmg::diff_policies(p, p, ctx).empty());
+  CHECK(pmg::diff_policies(p, p, work_project_context()).empty());
 }
 
 TEST_CASE("npx against npm-restrictive: what the child adds, field by field", "[diff]") {
   const pmg::ProfileRegistry registry = pmg::ProfileRegistry::builtin_only();
-  const auto diff = pmg::diff_policies(registry.resolve("npm-restrictive"), registry.resolve("npx"), ctx);
+  const auto diff = pmg::diff_policies(registry.resolve("npm-restrictive"), registry.resolve("npx"), work_project_context());
   const auto* pty = find(diff, "allow_pty");
   REQUIRE(pty != nullptr);
   CHECK(pty->removed == std::vector<std::string>{"unset"});
@@ -53,7 +55,7 @@ TEST_CASE("allow_git_config changes the mandatory denies, and the diff says so",
   pmg::Policy b = a;
   b.allow_git_config = true;
   b.filesystem.allow_read = {"/usr"};  // the same set: order and repeats are not rules
-  const auto diff = pmg::diff_policies(a, b, ctx);
+  const auto diff = pmg::diff_policies(a, b, work_project_context());
   REQUIRE(diff.size() == 2);
   CHECK(diff[0] == pmg::FieldDiff{"allow_git_config", {"unset"}, {"true"}});
   CHECK(diff[1] == pmg::FieldDiff{"mandatory.deny_write", {"/work/proj/.git/config", "/home/u/.git/config"}, {}});

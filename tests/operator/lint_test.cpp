@@ -2,6 +2,8 @@
 // column, and nothing in the built-in profiles.
 #include <catch2/catch.hpp>
 
+#include "support/unit_helpers.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -11,7 +13,7 @@
 
 namespace {
 
-const pmg::Context ctx{"/home/u", "/work/proj", "/tmp", 1000, 1000};
+using pmg::test_support::work_project_context;
 
 pmg::FakeFs sample_fs() {
   pmg::FakeFs fs;
@@ -31,7 +33,7 @@ std::vector<pmg::LintFinding> lint(const std::string& yaml, const pmg::FsView& f
   std::optional<pmg::Policy> parent;
   if (doc.policy.inherits) parent = registry.builtin(*doc.policy.inherits);
   const pmg::Policy resolved = parent ? pmg::inherit(*parent, doc.policy) : doc.policy;
-  const pmg::LintContext lc{ctx, fs, std::move(path_dirs), pmg::builtin_path_entries(registry)};
+  const pmg::LintContext lc{work_project_context(), fs, std::move(path_dirs), pmg::builtin_path_entries(registry)};
   return pmg::lint_policy(doc, resolved, parent ? &*parent : nullptr, lc);
 }
 
@@ -179,7 +181,7 @@ TEST_CASE("a profile the loader rejects is one error at its position", "[lint]")
   const pmg::FakeFs fs = sample_fs();
   const std::string file = std::string(PMG_SOURCE_DIR) + "/tests/operator/fixtures/lint/invalid.yml";
   const pmg::ProfileRegistry registry = pmg::ProfileRegistry::builtin_only();
-  const pmg::LintContext lc{ctx, fs, {}, {}};
+  const pmg::LintContext lc{work_project_context(), fs, {}, {}};
   const pmg::LintReport report = pmg::lint_profile(registry, file, lc);
   REQUIRE(report.findings.size() == 1);
   const pmg::LintFinding& f = report.findings[0];
@@ -194,7 +196,7 @@ TEST_CASE("inheritance problems are errors too", "[lint]") {
   const pmg::FakeFs fs = sample_fs();
   const std::string file = std::string(PMG_SOURCE_DIR) + "/tests/operator/fixtures/lint/bad_parent.yml";
   const pmg::LintReport report =
-      pmg::lint_profile(pmg::ProfileRegistry::builtin_only(), file, pmg::LintContext{ctx, fs, {}, {}});
+      pmg::lint_profile(pmg::ProfileRegistry::builtin_only(), file, pmg::LintContext{work_project_context(), fs, {}, {}});
   REQUIRE(report.findings.size() == 1);
   CHECK(report.findings[0].what.find("did you mean 'npm-restrictive'?") != std::string::npos);
 }
@@ -202,7 +204,7 @@ TEST_CASE("inheritance problems are errors too", "[lint]") {
 TEST_CASE("the built-in profiles have no findings", "[lint]") {
   pmg::FakeFs fs = sample_fs();
   const pmg::ProfileRegistry registry = pmg::ProfileRegistry::builtin_only();
-  const pmg::LintContext lc{ctx, fs, {"/usr/local/bin", "/usr/bin", "/bin"}, pmg::builtin_path_entries(registry)};
+  const pmg::LintContext lc{work_project_context(), fs, {"/usr/local/bin", "/usr/bin", "/bin"}, pmg::builtin_path_entries(registry)};
   for (const std::string& name : registry.builtin_names()) {
     INFO(name);
     const pmg::LintReport report = pmg::lint_profile(registry, name, lc);

@@ -6,8 +6,12 @@
 
 #include "pmg/context.hpp"
 #include "pmg/fs_view.hpp"
+#include "pmg/policy_yaml.hpp"
 
 namespace pmg::bubblewrap::testing {
+
+// A policy written inline in a test.
+inline Policy policy(const std::string& yaml) { return parse_policy_yaml(yaml, "test policy"); }
 
 inline Context user_context() { return Context{"/home/user", "/home/user/project", "/tmp", 1000, 1000}; }
 

@@ -55,7 +55,6 @@ void check_golden(const std::string& name, const MountPlan& plan) {
 
 Policy builtin(const char* name) { return ProfileRegistry::builtin_only().resolve(name); }
 
-Policy policy(const std::string& yaml) { return parse_policy_yaml(yaml, "golden-test"); }
 
 }  // namespace
 

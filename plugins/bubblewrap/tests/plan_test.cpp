@@ -21,7 +21,6 @@ using namespace pmg::bubblewrap;
 using namespace pmg::bubblewrap::testing;
 
 Policy builtin(const std::string& name) { return ProfileRegistry::builtin_only().resolve(name); }
-Policy policy(const std::string& yaml) { return parse_policy_yaml(yaml, "plan-test"); }
 
 bool has_option(const MountPlan& plan, std::string_view option) {
   return std::find(plan.options.begin(), plan.options.end(), option) != plan.options.end();

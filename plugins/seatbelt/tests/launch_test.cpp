@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "support/unit_helpers.hpp"
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,25 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "pmg-seatbelt-launch-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using pmg::test_support::TempDir;
+using pmg::test_support::read_file;
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+
 
 // Records the profile it was given, then runs the command as sandbox-exec would.
 fs::path fake_sandbox_exec(const fs::path& dir) {
@@ -65,11 +52,11 @@ pmg::LaunchRequest request_in(const TempDir& dir) {
   pmg::LaunchRequest request;
   request.policy = pmg::seatbelt::test::base_policy();
   request.context = pmg::seatbelt::test::mac_context();
-  request.context.tmpdir = (dir.path / "tmp").string();
+  request.context.tmpdir = (dir.path() / "tmp").string();
   fs::create_directory(request.context.tmpdir);
-  request.environment = {"RECORD=" + dir.path.string(), "PATH=/usr/bin:/bin"};
+  request.environment = {"RECORD=" + dir.path().string(), "PATH=/usr/bin:/bin"};
   request.tool = "npm";
-  request.event_log = (dir.path / "events.jsonl").string();
+  request.event_log = (dir.path() / "events.jsonl").string();
   return request;
 }
 
@@ -85,9 +72,9 @@ TEST_CASE("launch: allowed hosts are reached only through pmg's proxy, for the r
                      "env > \"$RECORD/env\"; port=${HTTPS_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$port || exit 3; "
                      "printf 'CONNECT evil.example.com:443 HTTP/1.1\\r\\nHost: evil.example.com:443\\r\\n\\r\\n' >&3; "
                      "head -n 1 <&3 > \"$RECORD/answer\""};
-  REQUIRE(launch_with(request, fake_sandbox_exec(dir.path).string()) == 0);
+  REQUIRE(launch_with(request, fake_sandbox_exec(dir.path()).string()) == 0);
 
-  const std::string env = read_file(dir.path / "env");
+  const std::string env = read_file(dir.path() / "env");
   const auto at = env.find("\nHTTPS_PROXY=http://127.0.0.1:");
   REQUIRE(at != std::string::npos);
   const std::string port_text = env.substr(at + 30, env.find('\n', at + 1) - at - 30);
@@ -95,13 +82,13 @@ TEST_CASE("launch: allowed hosts are reached only through pmg's proxy, for the r
   CHECK(env.find("users-own-proxy") == std::string::npos);
   CHECK(env.find("\nnpm_config_https_proxy=http://127.0.0.1:" + port_text + "\n") != std::string::npos);
 
-  const std::string profile = read_file(dir.path / "profile");
+  const std::string profile = read_file(dir.path() / "profile");
   CHECK(profile.find("(allow network-outbound (remote ip \"localhost:" + port_text + "\"))") != std::string::npos);
   CHECK(profile.find("*:443") == std::string::npos);
   CHECK(profile.find("mDNSResponder") == std::string::npos);
 
-  CHECK_THAT(read_file(dir.path / "answer"), Catch::StartsWith("HTTP/1.1 403"));
-  CHECK_THAT(read_file(dir.path / "events.jsonl"), Catch::Contains("evil.example.com"));
+  CHECK_THAT(read_file(dir.path() / "answer"), Catch::StartsWith("HTTP/1.1 403"));
+  CHECK_THAT(read_file(dir.path() / "events.jsonl"), Catch::Contains("evil.example.com"));
   CHECK_FALSE(accepts_connections(port));  // the proxy stopped with the run
   CHECK(fs::is_empty(request.context.tmpdir));  // and the profile file is gone
 }
@@ -111,9 +98,9 @@ TEST_CASE("launch: without allow_outbound there is no proxy and no network", "[s
   pmg::LaunchRequest request = request_in(dir);
   request.policy.network.deny_outbound = {"*:*"};
   request.command = {"/bin/sh", "-c", "env > \"$RECORD/env\"; exit 5"};
-  CHECK(launch_with(request, fake_sandbox_exec(dir.path).string()) == 5);
-  CHECK(read_file(dir.path / "env").find("PROXY") == std::string::npos);
-  const std::string profile = read_file(dir.path / "profile");
+  CHECK(launch_with(request, fake_sandbox_exec(dir.path()).string()) == 5);
+  CHECK(read_file(dir.path() / "env").find("PROXY") == std::string::npos);
+  const std::string profile = read_file(dir.path() / "profile");
   CHECK(profile.find("(deny network-outbound (remote ip \"*:*\")") != std::string::npos);
   CHECK(profile.find("(allow network-outbound (remote") == std::string::npos);
   CHECK(profile.find("(deny default (with message \"PMG_SBX_") != std::string::npos);

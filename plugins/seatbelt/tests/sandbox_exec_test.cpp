@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "support/unit_helpers.hpp"
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,31 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory for one test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string name = (fs::temp_directory_path() / "pmg-seatbelt-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<fs::path> entries() const {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path());
-    return out;
-  }
-};
+using pmg::test_support::TempDir;
+using pmg::test_support::read_file;
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+
 
 // Stands in for /usr/bin/sandbox-exec: records how it was called and the profile file it got
 // (a copy keeping its mode, and its path), then runs the command like sandbox-exec would.
@@ -85,7 +66,7 @@ TEST_CASE("probe() on this platform", "[seatbelt][launch]") {
 TEST_CASE("launch refuses to run anything where Seatbelt is unavailable", "[seatbelt][launch]") {
   if (running_on_macos) return;  // covered by the availability test above
   TempDir dir;
-  const fs::path marker = dir.path / "ran";
+  const fs::path marker = dir.path() / "ran";
   pmg::LaunchRequest request;
   request.policy = test::base_policy();
   request.context = test::mac_context();
@@ -97,17 +78,17 @@ TEST_CASE("launch refuses to run anything where Seatbelt is unavailable", "[seat
 
 TEST_CASE("the profile file is private, complete and removed after the run", "[seatbelt][launch]") {
   TempDir dir;
-  const fs::path fake = write_fake_sandbox_exec(dir.path);
-  const fs::path temp = dir.path / "tmp";
+  const fs::path fake = write_fake_sandbox_exec(dir.path());
+  const fs::path temp = dir.path() / "tmp";
   fs::create_directory(temp);
   const std::string profile = "(version 1)\n(deny default (with message \"PMG_SBX_X\"))\n";
   const int status = run_with_profile(fake.string(), profile, temp.string(), {"/bin/sh", "-c", "exit 7"},
-                                      {"RECORD=" + dir.path.string(), "PATH=/usr/bin:/bin"});
+                                      {"RECORD=" + dir.path().string(), "PATH=/usr/bin:/bin"});
   CHECK(status == 7);
-  CHECK((fs::status(dir.path / "profile").permissions() & fs::perms::all) ==
+  CHECK((fs::status(dir.path() / "profile").permissions() & fs::perms::all) ==
         (fs::perms::owner_read | fs::perms::owner_write));
-  CHECK(read_file(dir.path / "profile") == profile);
-  const fs::path used = read_file(dir.path / "path");
+  CHECK(read_file(dir.path() / "profile") == profile);
+  const fs::path used = read_file(dir.path() / "path");
   CHECK(used.parent_path() == temp);
   CHECK(used.filename().string().starts_with("pmg-seatbelt-"));
   CHECK_FALSE(fs::exists(used));
@@ -116,19 +97,19 @@ TEST_CASE("the profile file is private, complete and removed after the run", "[s
 
 TEST_CASE("the command's arguments and environment pass through unchanged", "[seatbelt][launch]") {
   TempDir dir;
-  const fs::path fake = write_fake_sandbox_exec(dir.path);
-  const fs::path out = dir.path / "out";
+  const fs::path fake = write_fake_sandbox_exec(dir.path());
+  const fs::path out = dir.path() / "out";
   const int status = run_with_profile(
-      fake.string(), "(version 1)", dir.path.string(),
+      fake.string(), "(version 1)", dir.path().string(),
       {"/bin/sh", "-c", "printf '%s|%s|%s' \"$1\" \"$2\" \"$GREETING\" > \"$0\"", out.string(), "two words", "$HOME"},
-      {"RECORD=" + dir.path.string(), "GREETING=hi there", "PATH=/usr/bin:/bin"});
+      {"RECORD=" + dir.path().string(), "GREETING=hi there", "PATH=/usr/bin:/bin"});
   CHECK(status == 0);
   CHECK(read_file(out) == "two words|$HOME|hi there");
 }
 
 TEST_CASE("the profile file is removed when sandbox-exec cannot be started", "[seatbelt][launch]") {
   TempDir dir;
-  CHECK_THROWS_AS(run_with_profile((dir.path / "missing-sandbox-exec").string(), "(version 1)", dir.path.string(),
+  CHECK_THROWS_AS(run_with_profile((dir.path() / "missing-sandbox-exec").string(), "(version 1)", dir.path().string(),
                                    {"/bin/true"}, {}),
                   pmg::Error);
   CHECK(dir.entries().empty());

@@ -2,8 +2,6 @@
 // pmg's filtering proxy and nothing else, as root and as an unprivileged user. A node client runs
 // inside the sandbox as an install script would; the host service it must not reach is checked
 // from outside first, so the test can tell "refused by pmg" from "broken".
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,33 +19,20 @@ using namespace pmg::test_support;
 // request gets 200 and the body "host-service".
 class LoopbackHttpServer {
  public:
-  LoopbackHttpServer() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    REQUIRE(fd_ >= 0);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) == 0);
-    REQUIRE(::listen(fd_, 16) == 0);
-    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
+  LoopbackHttpServer() : thread_([this] { serve(); }) {}
   ~LoopbackHttpServer() {
     stop_ = true;
     thread_.join();
-    ::close(fd_);
   }
-  int port() const { return port_; }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return listener_.port(); }
+  std::string address() const { return listener_.address(); }
 
  private:
   void serve() {
     while (!stop_) {
-      pollfd p{fd_, POLLIN, 0};
+      pollfd p{listener_.fd(), POLLIN, 0};
       if (::poll(&p, 1, 100) <= 0) continue;
-      const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      const int client = ::accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
       if (client < 0) continue;
       std::string head;
       char buffer[1024];
@@ -60,8 +45,7 @@ class LoopbackHttpServer {
     }
   }
 
-  int fd_ = -1;
-  int port_ = 0;
+  LoopbackListener listener_;  // before the thread that serves it
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

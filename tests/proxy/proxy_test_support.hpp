@@ -23,30 +23,11 @@
 #include <thread>
 #include <vector>
 
+#include "support/unit_helpers.hpp"
+
 namespace pmg::test {
 
-// A unique directory under /tmp (short: Unix socket paths are limited to 107 bytes), removed on
-// destruction; mode 0755 so an unprivileged test user can use files the test copies there.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/pmg-proxy-XXXXXX";
-    if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-    std::filesystem::permissions(path_, std::filesystem::perms(0755));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string operator/(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using test_support::TempDir;
 
 class Fd {
  public:

@@ -9,20 +9,23 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pmg/context.hpp"
 
 namespace pmg::test_support {
 
-// A fresh directory under TMPDIR (its canonical path, so tests can compare against realpath
-// even where /tmp is a symlink), removed with its contents at scope end.
+// A fresh directory under /tmp (short, for Unix socket paths of at most 107 bytes; its canonical
+// path, so tests can compare against realpath), mode 0755 so an unprivileged test user can use
+// what the test puts there; removed with its contents at scope end.
 class TempDir {
  public:
   explicit TempDir(const std::string& label = "test") {
-    std::string pattern = (std::filesystem::temp_directory_path() / ("pmg-" + label + "-XXXXXX")).string();
+    std::string pattern = "/tmp/pmg-" + label + "-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = std::filesystem::canonical(pattern);
+    std::filesystem::permissions(path_, std::filesystem::perms(0755));
   }
   ~TempDir() {
     std::error_code ignored;
@@ -32,7 +35,7 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& relative) const { return path_ / relative; }
+  std::string operator/(std::string_view relative) const { return (path_ / relative).string(); }
   std::vector<std::filesystem::path> entries() const {
     std::vector<std::filesystem::path> out;
     for (const auto& e : std::filesystem::directory_iterator(path_)) out.push_back(e.path());

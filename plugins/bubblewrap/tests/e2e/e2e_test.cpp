@@ -30,28 +30,6 @@ std::string read_text(const fs::path& file) {
 
 const std::string checks_script = read_text(fs::path(PMG_SOURCE_DIR) / "plugins/bubblewrap/tests/e2e/checks.sh");
 
-// A TCP listener on the host's loopback, which a sandbox without network must not reach.
-class HostListener {
- public:
-  HostListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd_, 8) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-      throw std::runtime_error("cannot open a loopback listener");
-    port_ = ntohs(addr.sin_port);
-  }
-  ~HostListener() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
 // The policies of the attack runs: HOME readable and the project writable, far more than any
 // built-in profile opens, so the mandatory denies are what stops each attack.
 std::string attack_policy(bool allow_git_config) {
@@ -112,7 +90,7 @@ fs::path stage_driver(const StagingDir& stage) {
 void attacks_fail_and_installs_work(const std::optional<TestUser>& user) {
   const StagingDir stage(user ? "bwrap-e2e-user" : "bwrap-e2e-root");
   const Scenario s{stage, user, stage_driver(stage)};
-  const HostListener listener;
+  const LoopbackListener listener;
   const std::string port_env = "PMG_E2E_HOST_PORT=" + std::to_string(listener.port());
 
   const fs::path deny_policy = stage.path() / "attacks.yml";

@@ -19,8 +19,8 @@ std::string unix_socket_filter_program() {
   const auto fail = [](const char* what, int rc) {
     return Error(std::string("cannot set up the seccomp filter for Unix sockets: ") + what + ": " + std::strerror(-rc));
   };
-  if (const int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-                                      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+  const scmp_arg_cmp family_is_unix{0, SCMP_CMP_EQ, AF_UNIX, 0};  // argument 0 of socket(2)
+  if (const int rc = seccomp_rule_add_array(filter.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, &family_is_unix);
       rc != 0)
     throw fail("socket(AF_UNIX)", rc);
   if (const int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(io_uring_setup), 0); rc != 0)

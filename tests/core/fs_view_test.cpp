@@ -23,7 +23,6 @@ std::vector<std::string> names(std::vector<pmg::DirEntry> entries) {
   return out;
 }
 
-
 pmg::FakeFs sample() {
   pmg::FakeFs fs;
   fs.add_file("/home/u/proj/package.json");

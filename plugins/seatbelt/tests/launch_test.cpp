@@ -22,20 +22,7 @@ namespace {
 
 using pmg::test_support::TempDir;
 using pmg::test_support::read_file;
-
-
-
-// Records the profile it was given, then runs the command as sandbox-exec would.
-fs::path fake_sandbox_exec(const fs::path& dir) {
-  const fs::path script = dir / "fake-sandbox-exec";
-  std::ofstream(script) << "#!/bin/sh\n"
-                           "[ \"$1\" = -f ] || exit 90\n"
-                           "cp \"$2\" \"$RECORD/profile\"\n"
-                           "shift 2\n"
-                           "exec \"$@\"\n";
-  fs::permissions(script, fs::perms::owner_all);
-  return script;
-}
+using pmg::seatbelt::test::write_fake_sandbox_exec;
 
 bool accepts_connections(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -72,7 +59,7 @@ TEST_CASE("launch: allowed hosts are reached only through pmg's proxy, for the r
                      "env > \"$RECORD/env\"; port=${HTTPS_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$port || exit 3; "
                      "printf 'CONNECT evil.example.com:443 HTTP/1.1\\r\\nHost: evil.example.com:443\\r\\n\\r\\n' >&3; "
                      "head -n 1 <&3 > \"$RECORD/answer\""};
-  REQUIRE(launch_with(request, fake_sandbox_exec(dir.path()).string()) == 0);
+  REQUIRE(launch_with(request, write_fake_sandbox_exec(dir.path()).string()) == 0);
 
   const std::string env = read_file(dir.path() / "env");
   const auto at = env.find("\nHTTPS_PROXY=http://127.0.0.1:");
@@ -98,7 +85,7 @@ TEST_CASE("launch: without allow_outbound there is no proxy and no network", "[s
   pmg::LaunchRequest request = request_in(dir);
   request.policy.network.deny_outbound = {"*:*"};
   request.command = {"/bin/sh", "-c", "env > \"$RECORD/env\"; exit 5"};
-  CHECK(launch_with(request, fake_sandbox_exec(dir.path()).string()) == 5);
+  CHECK(launch_with(request, write_fake_sandbox_exec(dir.path()).string()) == 5);
   CHECK(read_file(dir.path() / "env").find("PROXY") == std::string::npos);
   const std::string profile = read_file(dir.path() / "profile");
   CHECK(profile.find("(deny network-outbound (remote ip \"*:*\")") != std::string::npos);

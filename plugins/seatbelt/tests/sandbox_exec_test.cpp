@@ -20,22 +20,7 @@ namespace {
 
 using pmg::test_support::TempDir;
 using pmg::test_support::read_file;
-
-
-
-// Stands in for /usr/bin/sandbox-exec: records how it was called and the profile file it got
-// (a copy keeping its mode, and its path), then runs the command like sandbox-exec would.
-fs::path write_fake_sandbox_exec(const fs::path& dir) {
-  const fs::path script = dir / "fake-sandbox-exec";
-  std::ofstream(script) << "#!/bin/sh\n"
-                           "[ \"$1\" = -f ] || exit 90\n"
-                           "cp -p \"$2\" \"$RECORD/profile\"\n"
-                           "printf %s \"$2\" > \"$RECORD/path\"\n"
-                           "shift 2\n"
-                           "exec \"$@\"\n";
-  fs::permissions(script, fs::perms::owner_all);
-  return script;
-}
+using pmg::seatbelt::test::write_fake_sandbox_exec;
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 #pragma once
 // Shared fixtures for the Seatbelt tests: a fixed macOS-like context and filesystem, and a view
 // of a generated profile as rules.
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +16,20 @@
 namespace pmg::seatbelt::test {
 
 inline constexpr const char* test_tag = "GOLDEN0TAG";
+
+// Stands in for /usr/bin/sandbox-exec: records how it was called and the profile file it got
+// (a copy keeping its mode, and its path), then runs the command like sandbox-exec would.
+inline std::filesystem::path write_fake_sandbox_exec(const std::filesystem::path& dir) {
+  const std::filesystem::path script = dir / "fake-sandbox-exec";
+  std::ofstream(script) << "#!/bin/sh\n"
+                           "[ \"$1\" = -f ] || exit 90\n"
+                           "cp -p \"$2\" \"$RECORD/profile\"\n"
+                           "printf %s \"$2\" > \"$RECORD/path\"\n"
+                           "shift 2\n"
+                           "exec \"$@\"\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script;
+}
 
 // A user on macOS: TMPDIR under /var/folders as macOS sets it.
 inline Context mac_context() {
